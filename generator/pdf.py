@@ -1,0 +1,124 @@
+"""Stage 5, pdf: lay out an HTML document with WeasyPrint, fetching only the project's files."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from . import PROJECT_ROOT
+from .errors import RenderError
+
+
+class FetchRefused(ValueError):
+    """A document asked for something outside the project."""
+
+
+@cache
+def _weasyprint() -> Any:
+    """Import WeasyPrint only when a PDF is really made (the import takes a second)."""
+    import weasyprint
+
+    return weasyprint
+
+
+def make_fetcher(allowed_files: Iterable[Path] = (), root: Path = PROJECT_ROOT) -> Any:
+    """A URL fetcher that serves data: URLs and files inside `root`, and nothing else."""
+    weasyprint = _weasyprint()
+    from weasyprint.urls import URLFetcherResponse
+
+    root = root.resolve()
+    extra = {p.resolve() for p in allowed_files}
+
+    class ProjectFetcher(weasyprint.URLFetcher):
+        """Refuses the network and every file outside the project."""
+
+        def __init__(self) -> None:
+            super().__init__(allowed_protocols={"data", "file"}, allow_redirects=False,
+                             fail_on_errors=True)
+            self.refused: list[str] = []
+
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            scheme = urlsplit(url).scheme.lower()
+            if scheme == "data":
+                return super().fetch(url, headers)
+            if scheme == "file":
+                path = Path(unquote(urlsplit(url).path)).resolve()
+                if (path.is_relative_to(root) or path in extra) and path.is_file():
+                    return URLFetcherResponse(url, body=path.read_bytes())
+            self.refused.append(url)
+            raise FetchRefused(f"refused to fetch {url}: only files inside {root} are allowed")
+
+    return ProjectFetcher()
+
+
+@cache
+def font_configuration() -> Any:
+    """One FontConfiguration per process."""
+    from weasyprint.text.fonts import FontConfiguration
+
+    return FontConfiguration()
+
+
+def _viewer_preferences(document: Any, pdf: Any) -> None:
+    """Print at 100 %: PrintScaling None, and duplex flipping on the long edge."""
+    import pydyf
+
+    pdf.catalog["ViewerPreferences"] = pydyf.Dictionary({
+        "PrintScaling": "/None",
+        "Duplex": "/DuplexFlipLongEdge",
+    })
+
+
+class _GlyphWatch(logging.Handler):
+    """Collects WeasyPrint's warnings about missing glyphs."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "glyph" in message.lower():
+            self.messages.append(message)
+
+
+def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> bytes:
+    """Render one HTML document to PDF bytes; refuse outside files and missing glyphs."""
+    weasyprint = _weasyprint()
+    fetcher = make_fetcher(allowed_files)
+    watch = _GlyphWatch()
+    logger = logging.getLogger("weasyprint")
+    logger.addHandler(watch)
+    try:
+        document = weasyprint.HTML(string=html, base_url=base_dir.resolve().as_uri() + "/",
+                                   url_fetcher=fetcher)
+        data = document.write_pdf(finisher=_viewer_preferences,
+                                  font_config=font_configuration())
+    except weasyprint.urls.FatalURLFetchingError as exc:
+        cause = exc.__cause__ or exc
+        raise RenderError(str(cause)) from None
+    finally:
+        logger.removeHandler(watch)
+    if watch.messages:
+        raise RenderError("missing glyphs: " + "; ".join(sorted(set(watch.messages))))
+    return data
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write a file through a temporary neighbour and a rename, so readers never see half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,127 @@
+"""Stage 3, render: card faces and backs become HTML fragments through Jinja templates."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from . import TEMPLATES_DIR
+from .errors import Finding, PackError, display_path
+from .geometry import Geometry
+from .load import Deck, Game
+from .schema import CardBase
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def rich(text: str | None) -> Markup:
+    """Escape card text, then allow only **bold** and line breaks: text is data, not markup."""
+    if not text:
+        return Markup("")
+    escaped = str(escape(text))
+    escaped = _BOLD.sub(r"<b>\1</b>", escaped)
+    return Markup(escaped.replace("\n", "<br>"))
+
+
+@cache
+def _environment(pack_templates: Path | None) -> jinja2.Environment:
+    """One Jinja environment per pack: its own templates/ first, then the shared ones."""
+    loaders = [jinja2.FileSystemLoader(str(TEMPLATES_DIR))]
+    if pack_templates is not None and pack_templates.is_dir():
+        loaders.insert(0, jinja2.FileSystemLoader(str(pack_templates)))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["rich"] = rich
+    env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
+    return env
+
+
+def environment(game: Game) -> jinja2.Environment:
+    """The Jinja environment for a game pack."""
+    return _environment(game.root / "templates")
+
+
+def template_exists(game: Game, name: str) -> bool:
+    """Whether the pack or the shared templates provide `name`."""
+    try:
+        environment(game).get_template(name)
+    except jinja2.TemplateNotFound:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Face:
+    """One rendered side of a card: its HTML and what it shows."""
+
+    html: Markup
+    deck_id: str
+    card_id: str
+    name: str
+
+
+class Renderer:
+    """Renders a game's card faces and backs, each back once."""
+
+    def __init__(self, game: Game, geometry: Geometry):
+        self.game = game
+        self.geometry = geometry
+        self.env = environment(game)
+        self._backs: dict[tuple[str, str], Face] = {}
+        self.lookup = {
+            deck.spec.id: {card.id: card for card in deck.cards} for deck in game.decks
+        }
+
+    def context(self, deck: Deck) -> dict[str, Any]:
+        """What every card template sees."""
+        size = self.geometry.sizes[deck.spec.size]
+        return {
+            "game": self.game.spec,
+            "deck": deck.spec,
+            "tables": self.game.spec.tables,
+            "palette": self.game.spec.palette,
+            "cards": self.lookup,
+            "size": size,
+            "bleed": self.geometry.bleed,
+            "safe": self.geometry.safe,
+        }
+
+    def face(self, deck: Deck, card: CardBase) -> Face:
+        """Render the front of one card."""
+        html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
+                            where=(display_path(deck.path), deck.lines.get(card.id, 0)))
+        return Face(html, deck.spec.id, card.id, card.name)
+
+    def back(self, deck: Deck, card: CardBase) -> Face | None:
+        """Render the back a card uses, or None for single-sided cards."""
+        back_id = card.back or deck.spec.back
+        if back_id is None:
+            return None
+        key = (deck.spec.id, back_id)
+        if key not in self._backs:
+            back = self.game.spec.backs[back_id]
+            html = self._render(f"cards/{back.template}.html.j2", deck, back=back,
+                                where=(display_path(self.game.root / "game.yaml"), 0))
+            self._backs[key] = Face(html, deck.spec.id, back_id, back.text or back_id)
+        return self._backs[key]
+
+    def _render(self, name: str, deck: Deck, where: tuple[str, int], **extra: Any) -> Markup:
+        try:
+            template = self.env.get_template(name)
+            return Markup(template.render(**self.context(deck), **extra))
+        except jinja2.TemplateError as exc:
+            lineno = getattr(exc, "lineno", None)
+            at = f" (template {name}{':' + str(lineno) if lineno else ''})"
+            raise PackError([Finding(where[0], where[1], f"{exc.message}{at}", code="E060")]) \
+                from None

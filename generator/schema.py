@@ -1,0 +1,141 @@
+"""The game-pack format: pydantic models for game.yaml and the card models built from it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+FieldType = Literal[
+    "str", "text", "int", "bool", "ref", "refs", "choice", "list", "sections", "counts"
+]
+
+
+class Strict(BaseModel):
+    """A model that rejects unknown keys and does not coerce types."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class FieldSpec(Strict):
+    """A deck-specific card field, declared in game.yaml."""
+
+    type: FieldType = "str"
+    required: bool = False
+    label: str | None = None
+    deck: str | None = Field(None, description="for ref/refs: the deck whose card ids are valid")
+    table: str | None = Field(None, description="for ref/refs: the table whose keys are valid")
+    choices: list[str] | None = Field(None, description="for choice: the allowed values")
+
+
+class BackSpec(Strict):
+    """A card back: drawn by a template from a colour, an emblem, a pattern and a motto."""
+
+    template: str = "back"
+    color: str
+    accent: str = "#d9b25f"
+    emblem: str | None = None
+    pattern: str | None = None
+    text: str | None = None
+
+
+class DeckSpec(Strict):
+    """One deck: its file, card size, template, back and expected count."""
+
+    id: str
+    name: str
+    file: str
+    size: str
+    template: str
+    count: int = Field(ge=0)
+    back: str | None = None
+    output: str = "cards"
+    color: str | None = None
+    fields: dict[str, FieldSpec] = {}
+
+
+class GameSpec(Strict):
+    """game.yaml: the title, version, players, palette, fonts and component manifest."""
+
+    title: str
+    version: str
+    players: str
+    subtitle: str | None = None
+    language: str = "zh-CN"
+    url: str | None = None
+    palette: dict[str, str] = {}
+    fonts: dict[str, str]
+    decks: list[DeckSpec]
+    backs: dict[str, BackSpec] = {}
+    tables: dict[str, dict[str, dict[str, Any]]] = {}
+    stylesheet: str | None = None
+
+
+class Section(Strict):
+    """One labelled paragraph of card text."""
+
+    label: str | None = None
+    text: str
+
+
+class CardBase(Strict):
+    """Keys every card has, whatever its deck."""
+
+    id: str
+    name: str
+    qty: int = Field(1, ge=1)
+    draft: bool = False
+    back: str | None = None
+    art: str | None = None
+    quote: str | None = None
+    sections: list[Section] = []
+    motto: str | None = None
+
+
+_PYTHON_TYPES: dict[str, Any] = {
+    "str": str,
+    "text": str,
+    "int": int,
+    "bool": bool,
+    "ref": str,
+    "refs": list[str],
+    "choice": str,
+    "list": list[str],
+    "sections": list[Section],
+    "counts": dict[str, int],
+}
+
+
+def card_model(deck: DeckSpec) -> type[CardBase]:
+    """Build the pydantic model of one deck's cards from its declared fields."""
+    fields: dict[str, Any] = {}
+    for name, spec in deck.fields.items():
+        python_type = _PYTHON_TYPES[spec.type]
+        if spec.type == "choice" and spec.choices:
+            python_type = Literal[tuple(spec.choices)]  # type: ignore[valid-type]
+        fields[name] = (python_type, ...) if spec.required else (python_type | None, None)
+    return create_model(f"Card_{deck.id}", __base__=CardBase, **fields)
+
+
+def accepted_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """List the keys the model accepts at the mapping that holds loc's last key."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(part) if isinstance(current, type) else None
+        if field is None:
+            return []
+        current = _inner_model(field.annotation)
+    return sorted(current.model_fields) if isinstance(current, type) else []
+
+
+def _inner_model(annotation: Any) -> Any:
+    """Unwrap list[X], dict[str, X] and X | None down to a model class, if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        inner = _inner_model(arg)
+        if inner is not None:
+            return inner
+    return None

@@ -1,0 +1,175 @@
+"""Stage 2, validate: check that a loaded pack agrees with itself before anything renders."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .errors import Finding, display_path
+from .fonts import FontRegistry
+from .geometry import Geometry
+from .load import Game, line_of
+from .render import template_exists
+
+
+def validate(game: Game, geometry: Geometry, fonts: FontRegistry) -> list[Finding]:
+    """Run every check and return all findings, errors and warnings alike."""
+    checks = (
+        _check_manifest(game, geometry, fonts),
+        _check_unique_ids(game),
+        _check_references(game),
+        _check_counts(game),
+        _check_files(game),
+        _check_drafts(game),
+    )
+    return sorted(finding for check in checks for finding in check)
+
+
+def errors_only(findings: list[Finding]) -> list[Finding]:
+    """The findings that stop a build."""
+    return [f for f in findings if f.level == "error"]
+
+
+def _game_where(game: Game) -> str:
+    return display_path(game.root / "game.yaml")
+
+
+def _deck_line(game: Game, index: int, *keys: str) -> int:
+    return line_of(game.spec_data, ("decks", index, *keys))
+
+
+def _check_manifest(game: Game, geometry: Geometry, fonts: FontRegistry) -> Iterator[Finding]:
+    """Sizes, templates, backs, fonts and field specs named in game.yaml exist."""
+    where = _game_where(game)
+    seen: set[str] = set()
+    for index, deck in enumerate(game.spec.decks):
+        if deck.id in seen:
+            yield Finding(where, _deck_line(game, index, "id"), f"duplicate deck id '{deck.id}'",
+                          code="E020")
+        seen.add(deck.id)
+        if deck.size not in geometry.sizes:
+            known = ", ".join(sorted(geometry.sizes))
+            yield Finding(where, _deck_line(game, index, "size"),
+                          f"deck '{deck.id}': unknown size '{deck.size}' (known: {known})",
+                          code="E021")
+        if not template_exists(game, f"cards/{deck.template}.html.j2"):
+            yield Finding(where, _deck_line(game, index, "template"),
+                          f"deck '{deck.id}': no template 'cards/{deck.template}.html.j2'",
+                          code="E022")
+        if deck.back is not None and deck.back not in game.spec.backs:
+            yield Finding(where, _deck_line(game, index, "back"),
+                          f"deck '{deck.id}': unknown back '{deck.back}'", code="E023")
+        for name, field in deck.fields.items():
+            line = _deck_line(game, index, "fields", name)
+            if field.type in ("ref", "refs"):
+                if field.deck and field.deck not in {d.id for d in game.spec.decks}:
+                    yield Finding(where, line, f"field '{name}': unknown deck '{field.deck}'",
+                                  code="E024")
+                elif field.table and field.table not in game.spec.tables:
+                    yield Finding(where, line, f"field '{name}': unknown table '{field.table}'",
+                                  code="E024")
+                elif not (field.deck or field.table):
+                    yield Finding(where, line, f"field '{name}': a {field.type} needs a deck "
+                                  "or a table", code="E024")
+            if field.type == "choice" and not field.choices:
+                yield Finding(where, line, f"field '{name}': a choice needs choices", code="E024")
+    for back_id, back in game.spec.backs.items():
+        if not template_exists(game, f"cards/{back.template}.html.j2"):
+            yield Finding(where, line_of(game.spec_data, ("backs", back_id, "template")),
+                          f"back '{back_id}': no template 'cards/{back.template}.html.j2'",
+                          code="E022")
+    for role, family in game.spec.fonts.items():
+        if family not in fonts.families:
+            known = ", ".join(sorted(fonts.families))
+            yield Finding(where, line_of(game.spec_data, ("fonts", role)),
+                          f"font '{role}': unknown family '{family}' (known: {known})",
+                          code="E025")
+
+
+def _check_unique_ids(game: Game) -> Iterator[Finding]:
+    """Card ids are unique across the whole game."""
+    first: dict[str, str] = {}
+    for deck in game.decks:
+        for card in deck.cards:
+            here = f"{display_path(deck.path)}:{deck.lines[card.id]}"
+            if card.id in first:
+                yield Finding(display_path(deck.path), deck.lines[card.id],
+                              f"duplicate card id '{card.id}' (first at {first[card.id]})",
+                              code="E030")
+            else:
+                first[card.id] = here
+
+
+def _check_references(game: Game) -> Iterator[Finding]:
+    """Every ref/refs field names a card of its deck or a key of its table; backs exist."""
+    ids = {deck.spec.id: {card.id for card in deck.cards} for deck in game.decks}
+    for deck in game.decks:
+        where = display_path(deck.path)
+        for card in deck.cards:
+            line = deck.lines[card.id]
+            if card.back is not None and card.back not in game.spec.backs:
+                yield Finding(where, line, f"card '{card.id}': unknown back '{card.back}'",
+                              code="E031")
+            for name, field in deck.spec.fields.items():
+                value = getattr(card, name)
+                if value is None or field.type not in ("ref", "refs"):
+                    continue
+                targets = ids.get(field.deck, set()) if field.deck else set(
+                    game.spec.tables.get(field.table or "", {}))
+                for target in value if field.type == "refs" else [value]:
+                    if target not in targets:
+                        known = ", ".join(sorted(targets))
+                        yield Finding(where, line,
+                                      f"card '{card.id}': {name} '{target}' does not exist "
+                                      f"(known: {known})", code="E032")
+
+
+def _check_counts(game: Game) -> Iterator[Finding]:
+    """Each deck holds as many cards as game.yaml says it should."""
+    for index, deck in enumerate(game.decks):
+        if deck.copies != deck.spec.count:
+            yield Finding(_game_where(game), _deck_line(game, index, "count"),
+                          f"deck '{deck.spec.id}' has {deck.copies} cards, game.yaml says "
+                          f"{deck.spec.count}", code="E040")
+
+
+def _check_files(game: Game) -> Iterator[Finding]:
+    """Images and icons named by the pack exist inside the pack."""
+    root = game.root.resolve()
+    for path_value, where, line, what in _pack_files(game):
+        target = (game.root / path_value).resolve()
+        if not target.is_relative_to(root):
+            yield Finding(where, line, f"{what} '{path_value}' lies outside the game pack",
+                          code="E050")
+        elif not target.is_file():
+            yield Finding(where, line, f"{what} '{path_value}' does not exist", code="E051")
+
+
+def _pack_files(game: Game) -> Iterator[tuple[str, str, int, str]]:
+    where = _game_where(game)
+    for back_id, back in game.spec.backs.items():
+        for key in ("emblem", "pattern"):
+            value = getattr(back, key)
+            if value:
+                yield value, where, line_of(game.spec_data, ("backs", back_id, key)), f"{key}"
+    if game.spec.stylesheet:
+        yield game.spec.stylesheet, where, line_of(game.spec_data, ("stylesheet",)), "stylesheet"
+    for table_name, table in game.spec.tables.items():
+        for key, row in table.items():
+            if isinstance(row.get("icon"), str):
+                loc = ("tables", table_name, key, "icon")
+                yield row["icon"], where, line_of(game.spec_data, loc), "icon"
+    for deck in game.decks:
+        for card in deck.cards:
+            for value in (card.art, getattr(card, "icon", None)):
+                if isinstance(value, str):
+                    yield value, display_path(deck.path), deck.lines[card.id], "image"
+
+
+def _check_drafts(game: Game) -> Iterator[Finding]:
+    """Drafted cards are listed as warnings, so none is printed unnoticed."""
+    for deck in game.decks:
+        for card in deck.cards:
+            if card.draft:
+                yield Finding(display_path(deck.path), deck.lines[card.id],
+                              f"card '{card.id}' ({card.name}) is a draft", level="warning",
+                              code="W001")
