@@ -1,0 +1,38 @@
+# One entry point: `make` sets up and builds the default game, `make test` runs the tests.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+GAME ?= gongde-lunhui
+PAPER ?= a4
+
+.PHONY: all setup system build test lint bench clean
+
+all: build
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP) system
+
+# WeasyPrint needs Pango; HarfBuzz's subsetter makes each PDF several seconds faster.
+system:
+	@ldconfig -p | grep -q 'libpango-1.0.so' || { \
+	  echo "WeasyPrint needs Pango: sudo apt-get install libpango-1.0-0 libpangoft2-1.0-0"; exit 1; }
+	@ldconfig -p | grep -q 'libharfbuzz-subset.so' || \
+	  echo "note: libharfbuzz-subset0 is missing, so every PDF takes ~5 s longer to subset fonts;" \
+	       "install it with: sudo apt-get install libharfbuzz-subset0"
+
+build: setup
+	$(BIN)/pnp build $(GAME) --paper $(PAPER)
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check generator tests
+
+clean:
+	rm -rf build
