@@ -99,8 +99,8 @@ def build_game(
         for deck in decks:
             fronts: list[Face] = []
             backs: list[Face | None] = []
-            for card in deck.cards:
-                face, back = renderer.face(deck, card), renderer.back(deck, card)
+            for card, line in deck.located():
+                face, back = renderer.face(deck, card, line), renderer.back(deck, card)
                 fronts += [face] * card.qty
                 backs += [back] * card.qty
             grid = geometry.grid(options.paper, deck.spec.size)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from . import BUILD_DIR, DEFAULT_GAME
+from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME
 from .build import BuildOptions, build_game, check
 from .errors import PackError, PnpError
 from .load import list_games, load_game
@@ -26,7 +27,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     """Validate, then render every output of each game."""
     options = BuildOptions(paper=args.paper, backs=not args.no_backs, html=args.html)
     for name in _games(args.games):
-        build_game(name, options, out_root=args.out, progress=_progress)
+        build_game(name, options, out_root=args.out, cards_dir=args.cards, progress=_progress)
     return EXIT_OK
 
 
@@ -35,7 +36,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for name in _games(args.games):
         try:
-            _, _, _, findings = check(name)
+            _, _, _, findings = check(name, args.cards)
         except PackError as exc:
             findings, status = exc.findings, EXIT_ERRORS
         for finding in findings:
@@ -47,9 +48,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every game pack with its title, version and card count."""
-    for name in list_games():
+    for name in list_games(args.cards):
         try:
-            game = load_game(name)
+            game = load_game(name, args.cards)
         except PackError as exc:
             print(f"{name}\t(does not load: {len(exc.findings)} errors)")
             continue
@@ -62,6 +63,8 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser."""
     top = argparse.ArgumentParser(prog="pnp", description=__doc__)
     top.add_argument("--debug", action="store_true", help="show tracebacks")
+    top.add_argument("--cards", type=Path, default=CARDS_DIR,
+                     help="the folder holding the game packs (default: cards/)")
     sub = top.add_subparsers(dest="command", required=True)
 
     build = sub.add_parser("build", help="validate and render PDFs into build/<game>/")
@@ -69,7 +72,7 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--paper", choices=["a4", "letter"], default="a4")
     build.add_argument("--no-backs", action="store_true", help="leave the backs pages out")
     build.add_argument("--html", action="store_true", help="also write the HTML of each PDF")
-    build.add_argument("--out", type=__import__("pathlib").Path, default=BUILD_DIR,
+    build.add_argument("--out", type=Path, default=BUILD_DIR,
                        help="output folder (default: build/)")
     build.set_defaults(func=cmd_build)
 

@@ -95,14 +95,12 @@ def line_of(data: Any, loc: tuple[Any, ...]) -> int:
     """Return the line of the deepest part of loc found in a LineDict/LineList tree."""
     line = getattr(data, "line", 0)
     for part in loc:
-        if isinstance(data, LineDict) and part in data.lines:
-            line = data.lines[part]
-            data = data[part]
-        elif isinstance(data, LineList) and isinstance(part, int) and part < len(data):
-            line = data.lines[part]
-            data = data[part]
-        else:
+        in_dict = isinstance(data, LineDict) and part in data.lines
+        in_list = isinstance(data, LineList) and isinstance(part, int) and part < len(data)
+        if not (in_dict or in_list):
             break
+        line = data.lines[part]
+        data = data[part]
         line = getattr(data, "line", 0) or line
         if not isinstance(data, LineDict | LineList):
             break
@@ -152,7 +150,11 @@ class Deck:
     spec: DeckSpec
     path: Path
     cards: list[CardBase] = field(default_factory=list)
-    lines: dict[str, int] = field(default_factory=dict)
+    lines: list[int] = field(default_factory=list)
+
+    def located(self) -> list[tuple[CardBase, int]]:
+        """Each card with the line its YAML entry starts on."""
+        return list(zip(self.cards, self.lines, strict=True))
 
     @property
     def copies(self) -> int:
@@ -233,5 +235,5 @@ def _load_deck(root: Path, spec: DeckSpec, findings: list[Finding]) -> Deck:
             findings.extend(model_findings(model, item, exc, where, subject))
             continue
         deck.cards.append(card)
-        deck.lines[card.id] = line
+        deck.lines.append(line)
     return deck

@@ -97,10 +97,10 @@ class Renderer:
             "safe": self.geometry.safe,
         }
 
-    def face(self, deck: Deck, card: CardBase) -> Face:
-        """Render the front of one card."""
+    def face(self, deck: Deck, card: CardBase, line: int = 0) -> Face:
+        """Render the front of one card; `line` locates it for error messages."""
         html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
-                            where=(display_path(deck.path), deck.lines.get(card.id, 0)))
+                            where=(display_path(deck.path), line))
         return Face(html, deck.spec.id, card.id, card.name)
 
     def back(self, deck: Deck, card: CardBase) -> Face | None:

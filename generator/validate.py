@@ -89,10 +89,10 @@ def _check_unique_ids(game: Game) -> Iterator[Finding]:
     """Card ids are unique across the whole game."""
     first: dict[str, str] = {}
     for deck in game.decks:
-        for card in deck.cards:
-            here = f"{display_path(deck.path)}:{deck.lines[card.id]}"
+        for card, line in deck.located():
+            here = f"{display_path(deck.path)}:{line}"
             if card.id in first:
-                yield Finding(display_path(deck.path), deck.lines[card.id],
+                yield Finding(display_path(deck.path), line,
                               f"duplicate card id '{card.id}' (first at {first[card.id]})",
                               code="E030")
             else:
@@ -104,8 +104,7 @@ def _check_references(game: Game) -> Iterator[Finding]:
     ids = {deck.spec.id: {card.id for card in deck.cards} for deck in game.decks}
     for deck in game.decks:
         where = display_path(deck.path)
-        for card in deck.cards:
-            line = deck.lines[card.id]
+        for card, line in deck.located():
             if card.back is not None and card.back not in game.spec.backs:
                 yield Finding(where, line, f"card '{card.id}': unknown back '{card.back}'",
                               code="E031")
@@ -159,17 +158,17 @@ def _pack_files(game: Game) -> Iterator[tuple[str, str, int, str]]:
                 loc = ("tables", table_name, key, "icon")
                 yield row["icon"], where, line_of(game.spec_data, loc), "icon"
     for deck in game.decks:
-        for card in deck.cards:
+        for card, line in deck.located():
             for value in (card.art, getattr(card, "icon", None)):
                 if isinstance(value, str):
-                    yield value, display_path(deck.path), deck.lines[card.id], "image"
+                    yield value, display_path(deck.path), line, "image"
 
 
 def _check_drafts(game: Game) -> Iterator[Finding]:
     """Drafted cards are listed as warnings, so none is printed unnoticed."""
     for deck in game.decks:
-        for card in deck.cards:
+        for card, line in deck.located():
             if card.draft:
-                yield Finding(display_path(deck.path), deck.lines[card.id],
+                yield Finding(display_path(deck.path), line,
                               f"card '{card.id}' ({card.name}) is a draft", level="warning",
                               code="W001")

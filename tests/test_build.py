@@ -1,0 +1,126 @@
+"""The default game's real PDFs: page boxes, text, counts, backs, viewer preferences."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from pypdf import PdfReader
+
+from generator import CARDS_DIR, DEFAULT_GAME
+from generator.build import BuildOptions, build_game
+from generator.geometry import load_geometry
+
+from .conftest import MM, flat, page_texts, pixel_mm, render_page
+
+PACK = CARDS_DIR / DEFAULT_GAME
+GAME = yaml.safe_load((PACK / "game.yaml").read_text(encoding="utf-8"))
+EXPECTED = {"collective": 12, "personal-general": 20, "personal-profession": 16, "beings": 10,
+            "vows": 8, "bodhisattva": 4, "roles": 4}
+
+
+def _cards(deck_id: str) -> list[dict]:
+    deck = next(d for d in GAME["decks"] if d["id"] == deck_id)
+    return yaml.safe_load((PACK / deck["file"]).read_text(encoding="utf-8"))
+
+
+def _manifest(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_counts_match_the_rulebook(default_a4: Path) -> None:
+    decks = {}
+    for output in _manifest(default_a4)["outputs"]:
+        decks.update(output["decks"])
+    assert {deck: info["faces"] for deck, info in decks.items()} == EXPECTED
+    assert {deck: info["backs"] for deck, info in decks.items()} == {**EXPECTED, "roles": 0}
+    for deck_id, count in EXPECTED.items():
+        assert sum(card.get("qty", 1) for card in _cards(deck_id)) == count
+
+
+@pytest.mark.parametrize(("paper", "width", "height"), [("a4", 210, 297), ("letter", 215.9, 279.4)])
+def test_every_page_is_the_paper(paper: str, width: float, height: float, request) -> None:
+    folder = request.getfixturevalue(f"default_{paper}")
+    for output in _manifest(folder)["outputs"]:
+        reader = PdfReader(folder / output["file"])
+        assert len(reader.pages) == output["pages"]
+        for page in reader.pages:
+            for box in (page.mediabox, page.cropbox, page.trimbox):
+                assert float(box.width) == pytest.approx(width * MM, abs=0.05)
+                assert float(box.height) == pytest.approx(height * MM, abs=0.05)
+
+
+def test_poker_cards_sit_three_by_three_on_both_papers() -> None:
+    geometry = load_geometry()
+    for paper in ("a4", "letter"):
+        grid = geometry.grid(paper, "poker")
+        assert (grid.cols, grid.rows) == (3, 3)
+        assert grid.left - geometry.bleed > 0 and grid.top - geometry.bleed > 0
+
+
+def test_every_card_name_and_the_version_are_in_the_pdf(default_a4: Path) -> None:
+    text = "".join(page_texts(default_a4 / "cards-a4.pdf"))
+    for deck_id in EXPECTED:
+        if deck_id != "roles":
+            for card in _cards(deck_id):
+                assert flat(card["name"]) in text, card["id"]
+    boards = "".join(page_texts(default_a4 / "boards-a4.pdf"))
+    for role in _cards("roles"):
+        assert role["name"] in boards
+    fronts = page_texts(default_a4 / "cards-a4.pdf")[0]
+    assert fronts.count(flat(GAME["version"])) == 9
+
+
+def test_card_text_is_escaped_not_markup(default_a4: Path) -> None:
+    text = "".join(page_texts(default_a4 / "cards-a4.pdf"))
+    assert "**" not in text
+
+
+def test_backs_follow_fronts_and_are_mirrored(default_a4: Path) -> None:
+    """personal-profession has 16 cards: its second sheet holds 7, the last alone at col 0."""
+    pdf = default_a4 / "cards-a4.pdf"
+    texts = page_texts(pdf)
+    front_index = next(i for i, t in enumerate(texts) if "PF16" in t)
+    assert "别业因缘" in texts[front_index + 1]
+    grid = load_geometry().grid("a4", "poker")
+    front, back = render_page(pdf, front_index), render_page(pdf, front_index + 1)
+    mid_y = grid.top + 2.5 * grid.card.height
+    col0_x = grid.left + 0.5 * grid.card.width
+    col2_x = grid.left + 2.5 * grid.card.width
+    white = (255, 255, 255)
+    assert pixel_mm(front, col0_x, grid.top + 2 * grid.card.height + 1.5) != white
+    assert pixel_mm(front, col2_x, mid_y) == white
+    assert pixel_mm(back, col0_x, mid_y) == white
+    back_colour = pixel_mm(back, col2_x, grid.top + 2 * grid.card.height + 1)
+    assert back_colour[2] > back_colour[0]  # the deep-blue personal back
+
+
+def test_viewer_preferences_stop_scaling(default_a4: Path) -> None:
+    prefs = PdfReader(default_a4 / "cards-a4.pdf").trailer["/Root"]["/ViewerPreferences"]
+    assert prefs["/PrintScaling"] == "/None"
+    assert prefs["/Duplex"] == "/DuplexFlipLongEdge"
+
+
+def test_crop_marks_lie_outside_the_cards(default_a4: Path) -> None:
+    grid = load_geometry().grid("a4", "poker")
+    page = render_page(default_a4 / "cards-a4.pdf", 0, dpi=300)
+    top_mark_y = grid.top - load_geometry().bleed - 2.5
+    for col in range(grid.cols + 1):
+        x = grid.left + col * grid.card.width
+        assert max(pixel_mm(page, x, top_mark_y, dpi=300)) < 128, col
+        assert pixel_mm(page, x + 2, top_mark_y, dpi=300) == (255, 255, 255)
+
+
+def test_no_backs_option(tmp_path: Path) -> None:
+    manifest = build_game(DEFAULT_GAME, BuildOptions(backs=False), out_root=tmp_path)
+    cards = next(o for o in manifest["outputs"] if o["kind"] == "cards")
+    assert all(info["backs"] == 0 for info in cards["decks"].values())
+    assert len(PdfReader(tmp_path / DEFAULT_GAME / "cards-a4.pdf").pages) == cards["pages"] == 11
+
+
+def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path) -> None:
+    build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=tmp_path)
+    for name in ("cards-a4.pdf", "boards-a4.pdf", "manifest.json"):
+        assert (tmp_path / DEFAULT_GAME / name).read_bytes() == (default_a4 / name).read_bytes()

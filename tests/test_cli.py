@@ -1,0 +1,45 @@
+"""The pnp command: exit codes and clean messages, never a traceback for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator import cli
+
+
+def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    cards = ["--cards", str(packs)]
+    assert cli.main([*cards, "build", "mini", "--paper", "letter", "--out", str(out)]) == 0
+    manifest = json.loads((out / "mini" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["outputs"] == [{"file": "cards-letter.pdf", "kind": "cards",
+                                    "paper": "letter", "pages": 2,
+                                    "decks": {"spells": {"faces": 4, "backs": 4}}}]
+    assert "cards-letter.pdf: 2 pages" in capsys.readouterr().err
+    assert cli.main([*cards, "validate", "mini"]) == 0
+    assert capsys.readouterr().out == "mini: 0 errors, 0 warnings\n"
+    assert cli.main([*cards, "list"]) == 0
+    assert capsys.readouterr().out == "mini\t测试小包\tt1\t4 cards\n"
+
+
+def test_bad_input_exits_1_with_path_and_line(packs: Path, tmp_path: Path, capsys) -> None:
+    spells = packs / "mini" / "spells.yaml"
+    spells.write_text(spells.read_text(encoding="utf-8").replace("cost: 3", "cost: [3"),
+                      encoding="utf-8")
+    cards = ["--cards", str(packs)]
+    assert cli.main([*cards, "build", "mini", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert f"{spells}:4: error: E002: YAML syntax:" in err
+    assert err.endswith("pnp: 1 errors; nothing was written\n")
+    assert cli.main([*cards, "validate", "mini"]) == 1
+
+
+def test_unknown_paper_is_a_usage_error(capsys) -> None:
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["build", "--paper", "a3"])
+    assert caught.value.code == 2
+    assert "invalid choice: 'a3'" in capsys.readouterr().err

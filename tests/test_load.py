@@ -1,0 +1,117 @@
+"""Broken packs: every problem reported at once, as path:line with an exact message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.build import check
+from generator.errors import PackError
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _messages(cards: Path) -> list[str]:
+    with pytest.raises(PackError) as caught:
+        check("mini", cards)
+    return [str(f) for f in caught.value.findings]
+
+
+def test_the_tiny_pack_is_clean(packs: Path) -> None:
+    _, _, _, findings = check("mini", packs)
+    assert findings == []
+
+
+def test_card_errors_are_all_reported_with_their_lines(packs: Path) -> None:
+    spells = packs / "mini" / "spells.yaml"
+    _edit(spells, "  cost: 2\n", "  cots: 2\n")
+    _edit(spells, "  cost: 1\n", "  cost: one\n")
+    assert _messages(packs) == [
+        f"{spells}:8: error: E010: card 'S2': missing required field 'cost'",
+        f"{spells}:10: error: E010: card 'S2': unknown field 'cots' (accepted: art, back, cost, "
+        "draft, id, motto, name, qty, quote, sections)",
+        f"{spells}:14: error: E010: card 'S3': field 'cost': input should be a valid integer",
+    ]
+
+
+def test_unknown_key_in_a_section_lists_the_section_keys(packs: Path) -> None:
+    spells = packs / "mini" / "spells.yaml"
+    _edit(spells, "      text: 造成", "      txt: 造成")
+    assert _messages(packs) == [
+        f"{spells}:6: error: E010: card 'S1': missing required field 'sections.0.text'",
+        f"{spells}:7: error: E010: card 'S1': unknown field 'sections.0.txt' "
+        "(accepted: label, text)",
+    ]
+
+
+def test_yaml_syntax_error_names_the_line(packs: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    _edit(game, "players: 1-2人\n", "players: 1-2人\n  oops: [\n")
+    assert _messages(packs) == [
+        f"{game}:5: error: E002: YAML syntax: mapping values are not allowed here"
+    ]
+
+
+def test_duplicate_keys_are_errors(packs: Path) -> None:
+    spells = packs / "mini" / "spells.yaml"
+    _edit(spells, "  cost: 2\n", "  cost: 2\n  cost: 5\n")
+    assert _messages(packs) == [f"{spells}:11: error: E003: duplicate key 'cost'"]
+
+
+def test_python_tags_are_refused(packs: Path) -> None:
+    spells = packs / "mini" / "spells.yaml"
+    _edit(spells, "  cost: 2\n", "  cost: !!python/object/apply:os.system ['true']\n")
+    [message] = _messages(packs)
+    assert message.startswith(f"{spells}:10: error: E002: YAML syntax: could not determine a "
+                              "constructor for the tag 'tag:yaml.org,2002:python/object/apply")
+
+
+def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    _edit(game, "players: 1-2人\n", "players: 1-2人\nplayer: 3\n")
+    [message] = _messages(packs)
+    assert message == (
+        f"{game}:5: error: E010: unknown field 'player' (accepted: backs, decks, fonts, language, "
+        "palette, players, stylesheet, subtitle, tables, title, url, version)")
+
+
+def test_count_reference_and_size_errors(packs: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    spells = packs / "mini" / "spells.yaml"
+    _edit(game, "    count: 4\n", "    count: 5\n")
+    _edit(game, "    size: poker\n", "    size: pokr\n")
+    _edit(spells, "  back: green\n", "  back: purple\n")
+    assert _messages(packs) == [
+        f"{game}:15: error: E021: deck 'spells': unknown size 'pokr' (known: a6-landscape, "
+        "bridge, euro-poker, mini, poker, square, tarot)",
+        f"{game}:18: error: E040: deck 'spells' has 4 cards, game.yaml says 5",
+        f"{spells}:8: error: E031: card 'S2': unknown back 'purple'",
+    ]
+
+
+def test_duplicate_ids_and_missing_art(packs: Path) -> None:
+    spells = packs / "mini" / "spells.yaml"
+    _edit(spells, "- id: S2\n", "- id: S1\n  art: art/nothing.png\n")
+    assert _messages(packs) == [
+        f"{spells}:8: error: E030: duplicate card id 'S1' (first at {spells}:1)",
+        f"{spells}:8: error: E051: image 'art/nothing.png' does not exist",
+    ]
+
+
+def test_art_outside_the_pack_is_refused(packs: Path) -> None:
+    spells = packs / "mini" / "spells.yaml"
+    _edit(spells, "- id: S2\n", "- id: S2\n  art: ../../../../etc/passwd\n")
+    assert _messages(packs) == [
+        f"{spells}:8: error: E050: image '../../../../etc/passwd' lies outside the game pack"
+    ]
+
+
+def test_unknown_game_names_the_known_ones(packs: Path) -> None:
+    with pytest.raises(PackError) as caught:
+        check("nope", packs)
+    assert str(caught.value) == f"{packs}/nope: error: E000: no game 'nope' (known: mini)"

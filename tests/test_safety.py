@@ -1,0 +1,75 @@
+"""Safety: no fetching outside the project, card text escaped, failed builds lose nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator import PROJECT_ROOT
+from generator.build import build_game
+from generator.errors import PackError, RenderError
+from generator.pdf import FetchRefused, html_to_pdf, make_fetcher
+
+from .conftest import page_texts
+
+
+def test_fetcher_refuses_files_outside_the_project() -> None:
+    fetcher = make_fetcher()
+    with pytest.raises(FetchRefused, match="refused to fetch file:///etc/passwd"):
+        fetcher("file:///etc/passwd")
+    with pytest.raises(FetchRefused):
+        fetcher((PROJECT_ROOT / ".." / ".." / "etc" / "passwd").as_uri())
+
+
+def test_fetcher_refuses_the_network() -> None:
+    fetcher = make_fetcher()
+    for url in ("http://example.com/a.png", "https://example.com/a.css", "ftp://x/y"):
+        with pytest.raises(ValueError):
+            fetcher(url)
+
+
+def test_fetcher_serves_project_files_and_data_urls() -> None:
+    fetcher = make_fetcher()
+    readme = fetcher((PROJECT_ROOT / "README.md").as_uri())
+    assert readme.read().startswith(b"# pnp")
+    assert fetcher("data:text/plain,hi").read() == b"hi"
+
+
+def test_a_document_reaching_outside_stops_the_render() -> None:
+    html = '<html><body><img src="file:///etc/passwd"></body></html>'
+    with pytest.raises(RenderError, match="refused to fetch file:///etc/passwd"):
+        html_to_pdf(html, PROJECT_ROOT)
+
+
+def test_card_text_is_printed_as_text(packs: Path, tmp_path: Path) -> None:
+    build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
+    fronts = page_texts(tmp_path / "out" / "mini" / "cards-a4.pdf")[0]
+    assert "<b>不是标记</b>" in fronts      # the YAML's HTML stays text
+    assert "造成3点伤害。" in fronts        # **3** became bold, the asterisks are gone
+
+
+def test_a_failed_build_keeps_the_previous_pdfs(packs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    build_game("mini", out_root=out, cards_dir=packs)
+    before = {p.name: p.read_bytes() for p in (out / "mini").iterdir()}
+    spells = packs / "mini" / "spells.yaml"
+    spells.write_text(spells.read_text(encoding="utf-8").replace("cost: 3", "cost: x"),
+                      encoding="utf-8")
+    with pytest.raises(PackError):
+        build_game("mini", out_root=out, cards_dir=packs)
+    after = {p.name: p.read_bytes() for p in (out / "mini").iterdir()}
+    assert after == before
+
+
+def test_a_template_naming_a_missing_field_is_an_error(packs: Path, tmp_path: Path) -> None:
+    templates = packs / "mini" / "templates" / "cards"
+    templates.mkdir(parents=True)
+    (templates / "card.html.j2").write_text("<p>{{ card.power }}</p>", encoding="utf-8")
+    with pytest.raises(PackError) as caught:
+        build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
+    spells = packs / "mini" / "spells.yaml"
+    assert str(caught.value) == (
+        f"{spells}:1: error: E060: 'generator.schema.Card_spells object' has no attribute "
+        "'power' (template cards/card.html.j2)")
+    assert not (tmp_path / "out").exists()
