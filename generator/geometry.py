@@ -48,6 +48,7 @@ class Geometry:
     bleed: float
     safe: float
     min_margin: float
+    seam: float
     mark_gap: float
     mark_length: float
     mark_width: float
@@ -75,6 +76,7 @@ def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
         bleed=float(data["bleed"]),
         safe=float(data["safe"]),
         min_margin=float(data["sheet"]["min_margin"]),
+        seam=float(data["sheet"]["seam"]),
         mark_gap=float(marks["gap"]),
         mark_length=float(marks["length"]),
         mark_width=float(marks["width"]),

@@ -58,17 +58,21 @@ class Sheet:
 
 
 def _place(grid: Grid, geometry: Geometry, cells: dict[tuple[int, int], Face]) -> list[Slot]:
-    """Turn occupied grid cells into slots; bleed goes where no neighbour card sits."""
+    """Turn occupied grid cells into slots; bleed goes where no neighbour card sits.
+
+    Where a neighbour sits to the right or below (painted later), the card reaches a hair
+    under it, so no anti-aliased seam shows between two cards of the same colour.
+    """
     slots = []
-    bleed = geometry.bleed
+    bleed, seam = geometry.bleed, geometry.seam
     for (col, row), face in sorted(cells.items(), key=lambda item: (item[0][1], item[0][0])):
         x, y = grid.slot_origin(col, row)
         slots.append(Slot(
             face=face, col=col, row=row, x=x, y=y,
             bleed_left=0 if (col - 1, row) in cells else bleed,
-            bleed_right=0 if (col + 1, row) in cells else bleed,
+            bleed_right=seam if (col + 1, row) in cells else bleed,
             bleed_top=0 if (col, row - 1) in cells else bleed,
-            bleed_bottom=0 if (col, row + 1) in cells else bleed,
+            bleed_bottom=seam if (col, row + 1) in cells else bleed,
         ))
     return slots
 
