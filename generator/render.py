@@ -37,7 +37,7 @@ def _environment(pack_templates: Path | None) -> jinja2.Environment:
         loaders.insert(0, jinja2.FileSystemLoader(str(pack_templates)))
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
-        autoescape=True,
+        autoescape=lambda name: not (name or "").endswith(".css.j2"),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+
+Color = Annotated[str, StringConstraints(pattern=r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]+)$")]
+FontFamily = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9 _-]+$")]
 
 FieldType = Literal[
     "str", "text", "int", "bool", "ref", "refs", "choice", "list", "sections", "counts"
@@ -32,8 +35,8 @@ class BackSpec(Strict):
     """A card back: drawn by a template from a colour, an emblem, a pattern and a motto."""
 
     template: str = "back"
-    color: str
-    accent: str = "#d9b25f"
+    color: Color
+    accent: Color = "#d9b25f"
     emblem: str | None = None
     pattern: str | None = None
     text: str | None = None
@@ -50,7 +53,7 @@ class DeckSpec(Strict):
     count: int = Field(ge=0)
     back: str | None = None
     output: str = "cards"
-    color: str | None = None
+    color: Color | None = None
     fields: dict[str, FieldSpec] = {}
 
 
@@ -63,8 +66,8 @@ class GameSpec(Strict):
     subtitle: str | None = None
     language: str = "zh-CN"
     url: str | None = None
-    palette: dict[str, str] = {}
-    fonts: dict[str, str]
+    palette: dict[str, Color] = {}
+    fonts: dict[str, FontFamily]
     decks: list[DeckSpec]
     backs: dict[str, BackSpec] = {}
     tables: dict[str, dict[str, dict[str, Any]]] = {}

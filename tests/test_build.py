@@ -124,3 +124,13 @@ def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path) -> None
     build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=tmp_path)
     for name in ("cards-a4.pdf", "boards-a4.pdf", "manifest.json"):
         assert (tmp_path / DEFAULT_GAME / name).read_bytes() == (default_a4 / name).read_bytes()
+
+
+def test_only_the_registered_fonts_are_embedded(default_a4: Path) -> None:
+    """No fallback to whatever fonts the machine has: every font comes from fonts/."""
+    for name in ("cards-a4.pdf", "boards-a4.pdf"):
+        embedded = set()
+        for page in PdfReader(default_a4 / name).pages:
+            for font in page["/Resources"]["/Font"].values():
+                embedded.add(font.get_object()["/BaseFont"].split("+", 1)[1])
+        assert embedded == {"Noto-Sans-SC", "Noto-Sans-SC-Bold", "Noto-Serif-SC"}, name

@@ -115,3 +115,11 @@ def test_unknown_game_names_the_known_ones(packs: Path) -> None:
     with pytest.raises(PackError) as caught:
         check("nope", packs)
     assert str(caught.value) == f"{packs}/nope: error: E000: no game 'nope' (known: mini)"
+
+
+def test_colours_must_be_colours(packs: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    _edit(game, 'red: {color: "#ff0000"', 'red: {color: "red</style><script>"')
+    [message] = _messages(packs)
+    assert message.startswith(f"{game}:8: error: E010: field 'backs.red.color': string should "
+                              "match pattern")
