@@ -18,10 +18,12 @@ $(STAMP): pyproject.toml
 setup: $(STAMP) system
 
 # WeasyPrint needs Pango; HarfBuzz's subsetter makes each PDF several seconds faster.
+HAS_LIB = $(PYTHON) -c "import ctypes.util, sys; sys.exit(not ctypes.util.find_library('$(1)'))"
+
 system:
-	@ldconfig -p | grep -q 'libpango-1.0.so' || { \
+	@$(call HAS_LIB,pango-1.0) || { \
 	  echo "WeasyPrint needs Pango: sudo apt-get install libpango-1.0-0 libpangoft2-1.0-0"; exit 1; }
-	@ldconfig -p | grep -q 'libharfbuzz-subset.so' || \
+	@$(call HAS_LIB,harfbuzz-subset) || \
 	  echo "note: libharfbuzz-subset0 is missing, so every PDF takes ~5 s longer to subset fonts;" \
 	       "install it with: sudo apt-get install libharfbuzz-subset0"
 
