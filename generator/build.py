@@ -100,7 +100,8 @@ def build_game(
             fronts: list[Face] = []
             backs: list[Face | None] = []
             for card, line in deck.located():
-                face, back = renderer.face(deck, card, line), renderer.back(deck, card)
+                face = renderer.face(deck, card, line)
+                back = renderer.back(deck, card, face)
                 fronts += [face] * card.qty
                 backs += [back] * card.qty
             grid = geometry.grid(options.paper, deck.spec.size)

@@ -103,8 +103,10 @@ class Renderer:
                             where=(display_path(deck.path), line))
         return Face(html, deck.spec.id, card.id, card.name)
 
-    def back(self, deck: Deck, card: CardBase) -> Face | None:
-        """Render the back a card uses, or None for single-sided cards."""
+    def back(self, deck: Deck, card: CardBase, face: Face | None = None) -> Face | None:
+        """Render the back a card uses: its own face if double-sided, None if single-sided."""
+        if deck.spec.double_sided:
+            return face
         back_id = card.back or deck.spec.back
         if back_id is None:
             return None

@@ -52,6 +52,7 @@ class DeckSpec(Strict):
     template: str
     count: int = Field(ge=0)
     back: str | None = None
+    double_sided: bool = Field(False, description="the back of each card is its own face")
     output: str = "cards"
     color: Color | None = None
     fields: dict[str, FieldSpec] = {}

@@ -55,7 +55,11 @@ def _check_manifest(game: Game, geometry: Geometry, fonts: FontRegistry) -> Iter
             yield Finding(where, _deck_line(game, index, "template"),
                           f"deck '{deck.id}': no template 'cards/{deck.template}.html.j2'",
                           code="E022")
-        if deck.back is not None and deck.back not in game.spec.backs:
+        if deck.back is not None and deck.double_sided:
+            yield Finding(where, _deck_line(game, index, "double_sided"),
+                          f"deck '{deck.id}': a double-sided deck has no separate back",
+                          code="E023")
+        elif deck.back is not None and deck.back not in game.spec.backs:
             yield Finding(where, _deck_line(game, index, "back"),
                           f"deck '{deck.id}': unknown back '{deck.back}'", code="E023")
         for name, field in deck.fields.items():

@@ -18,7 +18,7 @@ from .conftest import MM, flat, page_texts, pixel_mm, render_page
 PACK = CARDS_DIR / DEFAULT_GAME
 GAME = yaml.safe_load((PACK / "game.yaml").read_text(encoding="utf-8"))
 EXPECTED = {"collective": 12, "personal-general": 20, "personal-profession": 16, "beings": 10,
-            "vows": 8, "bodhisattva": 4, "roles": 4}
+            "vows": 8, "bodhisattva": 4, "roles": 4, "tokens": 45}
 
 
 def _cards(deck_id: str) -> list[dict]:
@@ -63,7 +63,7 @@ def test_poker_cards_sit_three_by_three_on_both_papers() -> None:
 def test_every_card_name_and_the_version_are_in_the_pdf(default_a4: Path) -> None:
     text = "".join(page_texts(default_a4 / "cards-a4.pdf"))
     for deck_id in EXPECTED:
-        if deck_id != "roles":
+        if deck_id not in ("roles", "tokens"):
             for card in _cards(deck_id):
                 assert flat(card["name"]) in text, card["id"]
     boards = "".join(page_texts(default_a4 / "boards-a4.pdf"))
@@ -122,15 +122,25 @@ def test_no_backs_option(tmp_path: Path) -> None:
 
 def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path) -> None:
     build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=tmp_path)
-    for name in ("cards-a4.pdf", "boards-a4.pdf", "manifest.json"):
+    for name in ("cards-a4.pdf", "boards-a4.pdf", "tokens-a4.pdf", "manifest.json"):
         assert (tmp_path / DEFAULT_GAME / name).read_bytes() == (default_a4 / name).read_bytes()
 
 
 def test_only_the_registered_fonts_are_embedded(default_a4: Path) -> None:
     """No fallback to whatever fonts the machine has: every font comes from fonts/."""
-    for name in ("cards-a4.pdf", "boards-a4.pdf"):
+    for name in ("cards-a4.pdf", "boards-a4.pdf", "tokens-a4.pdf"):
         embedded = set()
         for page in PdfReader(default_a4 / name).pages:
             for font in page["/Resources"]["/Font"].values():
                 embedded.add(font.get_object()["/BaseFont"].split("+", 1)[1])
-        assert embedded == {"Noto-Sans-SC", "Noto-Sans-SC-Bold", "Noto-Serif-SC"}, name
+        assert embedded <= {"Noto-Sans-SC", "Noto-Sans-SC-Bold", "Noto-Serif-SC"}, name
+        assert "Noto-Sans-SC" in embedded
+
+
+def test_resource_tokens_are_double_sided(default_a4: Path) -> None:
+    """§2.1: 45 tokens, 1/2/5 of 资粮, 功德 and 慧, five of each; each back is its face."""
+    fronts, backs = page_texts(default_a4 / "tokens-a4.pdf")
+    for name in ("资粮", "功德", "慧"):
+        assert fronts.count(name) == backs.count(name) == 15
+    values = "".join(ch for ch in fronts.replace(flat(GAME["version"]), "") if ch in "125")
+    assert sorted(values) == sorted("1" * 15 + "2" * 15 + "5" * 15)

@@ -88,7 +88,7 @@ def test_count_reference_and_size_errors(packs: Path) -> None:
     _edit(spells, "  back: green\n", "  back: purple\n")
     assert _messages(packs) == [
         f"{game}:15: error: E021: deck 'spells': unknown size 'pokr' (known: a6-landscape, "
-        "bridge, euro-poker, mini, poker, square, tarot)",
+        "bridge, euro-poker, mini, poker, square, tarot, token)",
         f"{game}:18: error: E040: deck 'spells' has 4 cards, game.yaml says 5",
         f"{spells}:8: error: E031: card 'S2': unknown back 'purple'",
     ]
