@@ -18,7 +18,8 @@ from .conftest import MM, flat, page_texts, pixel_mm, render_page
 PACK = CARDS_DIR / DEFAULT_GAME
 GAME = yaml.safe_load((PACK / "game.yaml").read_text(encoding="utf-8"))
 EXPECTED = {"collective": 12, "personal-general": 20, "personal-profession": 16, "beings": 10,
-            "vows": 8, "bodhisattva": 4, "roles": 4, "tokens": 45}
+            "vows": 8, "bodhisattva": 4, "roles": 4, "tokens": 45, "markers": 17,
+            "achievements": 12, "choices": 8}
 
 
 def _cards(deck_id: str) -> list[dict]:
@@ -63,7 +64,7 @@ def test_poker_cards_sit_three_by_three_on_both_papers() -> None:
 def test_every_card_name_and_the_version_are_in_the_pdf(default_a4: Path) -> None:
     text = "".join(page_texts(default_a4 / "cards-a4.pdf"))
     for deck_id in EXPECTED:
-        if deck_id not in ("roles", "tokens"):
+        if deck_id not in ("roles", "tokens", "markers", "achievements", "choices"):
             for card in _cards(deck_id):
                 assert flat(card["name"]) in text, card["id"]
     boards = "".join(page_texts(default_a4 / "boards-a4.pdf"))
@@ -117,7 +118,7 @@ def test_no_backs_option(tmp_path: Path) -> None:
     manifest = build_game(DEFAULT_GAME, BuildOptions(backs=False), out_root=tmp_path)
     cards = next(o for o in manifest["outputs"] if o["kind"] == "cards")
     assert all(info["backs"] == 0 for info in cards["decks"].values())
-    assert len(PdfReader(tmp_path / DEFAULT_GAME / "cards-a4.pdf").pages) == cards["pages"] == 11
+    assert len(PdfReader(tmp_path / DEFAULT_GAME / "cards-a4.pdf").pages) == cards["pages"] == 12
 
 
 def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path) -> None:
@@ -139,8 +140,21 @@ def test_only_the_registered_fonts_are_embedded(default_a4: Path) -> None:
 
 def test_resource_tokens_are_double_sided(default_a4: Path) -> None:
     """§2.1: 45 tokens, 1/2/5 of 资粮, 功德 and 慧, five of each; each back is its face."""
-    fronts, backs = page_texts(default_a4 / "tokens-a4.pdf")
+    fronts, backs = page_texts(default_a4 / "tokens-a4.pdf")[:2]
     for name in ("资粮", "功德", "慧"):
         assert fronts.count(name) == backs.count(name) == 15
     values = "".join(ch for ch in fronts.replace(flat(GAME["version"]), "") if ch in "125")
+    assert len(page_texts(default_a4 / "tokens-a4.pdf")) == 6  # tokens, markers, achievements
     assert sorted(values) == sorted("1" * 15 + "2" * 15 + "5" * 15)
+
+
+def test_markers_and_achievements_match_the_rulebook(default_a4: Path) -> None:
+    """§2.1: 皈依 4, 大乘 4, 技能使用 8, one round marker; §12.13: 12 achievements."""
+    pages = page_texts(default_a4 / "tokens-a4.pdf")
+    markers = pages[2]
+    assert (markers.count("皈依"), markers.count("大乘"), markers.count("技能"),
+            markers.count("回合")) == (4, 4, 8, 1)
+    for card in _cards("achievements"):
+        assert card["name"] in pages[4]
+    choices = next(t for t in page_texts(default_a4 / "cards-a4.pdf") if "AB-A" in t)
+    assert (choices.count("AB-A"), choices.count("AB-B")) == (4, 4)
