@@ -10,7 +10,7 @@ Color = Annotated[str, StringConstraints(pattern=r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]+
 FontFamily = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9 _-]+$")]
 
 FieldType = Literal[
-    "str", "text", "int", "bool", "ref", "refs", "choice", "list", "sections", "counts"
+    "str", "text", "int", "bool", "ref", "refs", "choice", "list", "sections", "counts", "image"
 ]
 
 
@@ -107,6 +107,7 @@ _PYTHON_TYPES: dict[str, Any] = {
     "list": list[str],
     "sections": list[Section],
     "counts": dict[str, int],
+    "image": str,
 }
 
 

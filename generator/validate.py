@@ -10,6 +10,8 @@ from .geometry import Geometry
 from .load import Game, line_of
 from .render import template_exists
 
+IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
+
 
 def validate(game: Game, geometry: Geometry, fonts: FontRegistry) -> list[Finding]:
     """Run every check and return all findings, errors and warnings alike."""
@@ -158,12 +160,14 @@ def _pack_files(game: Game) -> Iterator[tuple[str, str, int, str]]:
         yield game.spec.stylesheet, where, line_of(game.spec_data, ("stylesheet",)), "stylesheet"
     for table_name, table in game.spec.tables.items():
         for key, row in table.items():
-            if isinstance(row.get("icon"), str):
-                loc = ("tables", table_name, key, "icon")
-                yield row["icon"], where, line_of(game.spec_data, loc), "icon"
+            for column, value in row.items():
+                if isinstance(value, str) and value.lower().endswith(IMAGE_SUFFIXES):
+                    loc = ("tables", table_name, key, column)
+                    yield value, where, line_of(game.spec_data, loc), "image"
     for deck in game.decks:
+        image_fields = [n for n, f in deck.spec.fields.items() if f.type == "image"]
         for card, line in deck.located():
-            for value in (card.art, getattr(card, "icon", None)):
+            for value in [card.art, *(getattr(card, name) for name in image_fields)]:
                 if isinstance(value, str):
                     yield value, display_path(deck.path), line, "image"
 

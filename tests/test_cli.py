@@ -43,3 +43,10 @@ def test_unknown_paper_is_a_usage_error(capsys) -> None:
         cli.main(["build", "--paper", "a3"])
     assert caught.value.code == 2
     assert "invalid choice: 'a3'" in capsys.readouterr().err
+
+
+def test_the_default_game_validates_with_only_draft_warnings(capsys) -> None:
+    assert cli.main(["validate"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "gongde-lunhui: 0 errors, 36 warnings"
+    assert all(": warning: W001: card '" in line for line in lines[:-1])
