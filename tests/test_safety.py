@@ -73,3 +73,12 @@ def test_a_template_naming_a_missing_field_is_an_error(packs: Path, tmp_path: Pa
         f"{spells}:1: error: E060: 'generator.schema.Card_spells object' has no attribute "
         "'power' (template cards/card.html.j2)")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_glyph_no_font_has_stops_the_build(packs: Path, tmp_path: Path) -> None:
+    spells = packs / "mini" / "spells.yaml"
+    spells.write_text(spells.read_text(encoding="utf-8").replace("火球术", "火球术\U0001F525"),
+                      encoding="utf-8")
+    with pytest.raises(RenderError, match="missing glyphs: .notdef glyph rendered"):
+        build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
+    assert not (tmp_path / "out").exists()
