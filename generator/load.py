@@ -172,10 +172,6 @@ class Game:
     decks: list[Deck]
     spec_data: Any = None
 
-    def deck(self, deck_id: str) -> Deck:
-        """Return the deck with this id."""
-        return next(d for d in self.decks if d.spec.id == deck_id)
-
 
 def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
     """Return the folder of a game pack, or raise a clean error listing the known games."""

@@ -41,7 +41,6 @@ def make_fetcher(allowed_files: Iterable[Path] = (), root: Path = PROJECT_ROOT) 
         def __init__(self) -> None:
             super().__init__(allowed_protocols={"data", "file"}, allow_redirects=False,
                              fail_on_errors=True)
-            self.refused: list[str] = []
 
         def fetch(self, url: str, headers: Any = None) -> Any:
             scheme = urlsplit(url).scheme.lower()
@@ -51,7 +50,6 @@ def make_fetcher(allowed_files: Iterable[Path] = (), root: Path = PROJECT_ROOT) 
                 path = Path(unquote(urlsplit(url).path)).resolve()
                 if (path.is_relative_to(root) or path in extra) and path.is_file():
                     return URLFetcherResponse(url, body=path.read_bytes())
-            self.refused.append(url)
             raise FetchRefused(f"refused to fetch {url}: only files inside {root} are allowed")
 
     return ProjectFetcher()
