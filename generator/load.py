@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import CARDS_DIR
 from .errors import Finding, PackError, display_path
+from .rules import expand_tree, plain
 from .schema import CardBase, DeckSpec, GameSpec, accepted_keys, card_model
 
 
@@ -171,6 +172,7 @@ class Game:
     spec: GameSpec
     decks: list[Deck]
     spec_data: Any = None
+    rules: dict = field(default_factory=dict)
 
 
 def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
@@ -200,14 +202,30 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
         spec = GameSpec.model_validate(data)
     except ValidationError as exc:
         raise PackError(findings + model_findings(GameSpec, data, exc, where, "")) from None
-    decks = [_load_deck(root, deck, findings) for deck in spec.decks]
+    rules = _load_rules(root, spec, findings)
+    decks = [_load_deck(root, deck, rules, findings) for deck in spec.decks]
     if findings:
         raise PackError(findings)
-    return Game(name=name, root=root, spec=spec, decks=decks, spec_data=data)
+    return Game(name=name, root=root, spec=spec, decks=decks, spec_data=data, rules=rules)
 
 
-def _load_deck(root: Path, spec: DeckSpec, findings: list[Finding]) -> Deck:
-    """Load one deck file: a YAML list of cards, each checked against the deck's model."""
+def _load_rules(root: Path, spec: GameSpec, findings: list[Finding]) -> dict:
+    """Read the rules data file named in game.yaml; a pack without one has no rules."""
+    if spec.rules is None:
+        return {}
+    path = root / spec.rules
+    data = read_yaml(path, findings)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        findings.append(Finding(display_path(path), 1, "the rules file must be a YAML mapping",
+                                code="E005"))
+        return {}
+    return plain(data)
+
+
+def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding]) -> Deck:
+    """Load one deck file: a YAML list of cards, rule placeholders filled, each checked."""
     path = root / spec.file
     deck = Deck(spec=spec, path=path)
     where = display_path(path)
@@ -222,6 +240,10 @@ def _load_deck(root: Path, spec: DeckSpec, findings: list[Finding]) -> Deck:
         line = data.lines[index]
         if not isinstance(item, dict):
             findings.append(Finding(where, line, "a card must be a mapping of keys", code="E005"))
+            continue
+        before = len(findings)
+        expand_tree(item, rules, where, findings, line)
+        if len(findings) > before:
             continue
         card_id = item.get("id")
         subject = f"card '{card_id}': " if isinstance(card_id, str) else ""

@@ -88,6 +88,7 @@ class Renderer:
             "game": self.game.spec,
             "deck": deck.spec,
             "tables": self.game.spec.tables,
+            "rules": self.game.rules,
             "palette": self.game.spec.palette,
             "cards": self.lookup,
             "size": size,

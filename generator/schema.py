@@ -10,8 +10,11 @@ Color = Annotated[str, StringConstraints(pattern=r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]+
 FontFamily = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9 _-]+$")]
 
 FieldType = Literal[
-    "str", "text", "int", "bool", "ref", "refs", "choice", "list", "sections", "counts", "image"
+    "str", "text", "int", "bool", "ref", "refs", "choice", "list", "sections", "counts", "image",
+    "rows",
 ]
+Scalar = str | int | float | bool
+Cell = Scalar | list[Scalar]
 
 
 class Strict(BaseModel):
@@ -54,8 +57,29 @@ class DeckSpec(Strict):
     back: str | None = None
     double_sided: bool = Field(False, description="the back of each card is its own face")
     output: str = "cards"
+    crop_marks: bool = Field(True, description="false for sheets used uncut, e.g. score pads")
     color: Color | None = None
     fields: dict[str, FieldSpec] = {}
+
+
+class SizeSpec(Strict):
+    """A pack's own component size at the cut line, in mm; larger than the paper is tiled."""
+
+    width: float = Field(gt=0, le=2000)
+    height: float = Field(gt=0, le=2000)
+
+
+class DieSpec(Strict):
+    """A printable fold-and-glue die: a cube net with pips on each face."""
+
+    id: str
+    name: str
+    count: int = Field(1, ge=1)
+    edge: float = Field(18, gt=5, le=40, description="cube edge in mm")
+    color: Color = "#ffffff"
+    ink: Color = "#000000"
+    faces: list[Annotated[int, Field(ge=0, le=9)]] = Field([1, 2, 3, 4, 5, 6], min_length=6,
+                                                          max_length=6)
 
 
 class GameSpec(Strict):
@@ -73,6 +97,9 @@ class GameSpec(Strict):
     backs: dict[str, BackSpec] = {}
     tables: dict[str, dict[str, dict[str, Any]]] = {}
     stylesheet: str | None = None
+    rules: str | None = Field(None, description="the pack's rules data file, quoted as {path}")
+    sizes: dict[str, SizeSpec] = {}
+    dice: list[DieSpec] = []
 
 
 class Section(Strict):
@@ -108,6 +135,7 @@ _PYTHON_TYPES: dict[str, Any] = {
     "sections": list[Section],
     "counts": dict[str, int],
     "image": str,
+    "rows": list[dict[str, Cell]],
 }
 
 

@@ -1,0 +1,86 @@
+"""The rules data: one file of numbers that card text quotes as {path} and templates read."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .errors import Finding
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*"
+PLACEHOLDER = re.compile(r"\{\s*(" + _NAME + r"(?:\s*[-+]\s*(?:" + _NAME + r"|\d+))*)\s*\}")
+_TERM = re.compile(r"([-+]?)\s*(" + _NAME + r"|\d+)")
+
+
+class RuleError(ValueError):
+    """A placeholder that names no rule, or does arithmetic on something not a number."""
+
+
+def plain(data: Any) -> Any:
+    """Copy YAML data into plain dicts and lists, dropping line bookkeeping."""
+    if isinstance(data, dict):
+        return {key: plain(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [plain(value) for value in data]
+    return data
+
+
+def lookup(rules: Any, path: str) -> Any:
+    """The value at a dotted path such as 'actions.labor.gain' or 'refuge.timing.0.merit'."""
+    current, walked = rules, []
+    for part in path.split("."):
+        if isinstance(current, dict) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            where = ".".join(walked) or "the rules"
+            known = ", ".join(str(k) for k in current) if isinstance(current, dict) else ""
+            hint = f" (known: {known})" if known else ""
+            raise RuleError(f"unknown rule '{path}': {where} has no '{part}'{hint}")
+        walked.append(part)
+    return current
+
+
+def evaluate(rules: Any, expression: str) -> Any:
+    """Value of 'path', or of a sum such as 'a.b + c.d - 1' whose terms are numbers."""
+    terms = _TERM.findall(expression)
+    if len(terms) == 1 and not terms[0][0]:
+        return lookup(rules, terms[0][1])
+    total: int | float = 0
+    for sign, term in terms:
+        value = int(term) if term.isdigit() else lookup(rules, term)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise RuleError(f"rule '{term}' is not a number, so '{expression}' cannot add it")
+        total = total - value if sign == "-" else total + value
+    return total
+
+
+def expand(text: str, rules: Any) -> Any:
+    """Fill every {placeholder} in text; a text that is one placeholder keeps its value's type."""
+    whole = PLACEHOLDER.fullmatch(text.strip())
+    if whole:
+        return evaluate(rules, whole.group(1))
+    return PLACEHOLDER.sub(lambda match: str(evaluate(rules, match.group(1))), text)
+
+
+def expand_tree(data: Any, rules: Any, where: str, findings: list[Finding], line: int = 0) -> Any:
+    """Expand placeholders in every string of loaded YAML, in place; problems become findings."""
+    if isinstance(data, dict):
+        items: Any = ((key, getattr(data, "lines", {}).get(key, line)) for key in data)
+    elif isinstance(data, list):
+        lines = getattr(data, "lines", [])
+        items = ((index, lines[index] if index < len(lines) else line)
+                 for index in range(len(data)))
+    else:
+        return data
+    for key, key_line in items:
+        value = data[key]
+        if isinstance(value, str) and "{" in value:
+            try:
+                data[key] = expand(value, rules)
+            except RuleError as exc:
+                findings.append(Finding(where, key_line, str(exc), code="E020"))
+        else:
+            expand_tree(value, rules, where, findings, key_line)
+    return data
