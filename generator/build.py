@@ -12,7 +12,7 @@ from markupsafe import Markup
 from . import BUILD_DIR, CARDS_DIR
 from .errors import PackError
 from .fonts import FontRegistry, load_fonts
-from .geometry import Geometry, load_geometry
+from .geometry import Box, Geometry, load_geometry
 from .impose import Sheet, impose_deck, marks_svg
 from .load import Game, load_game
 from .manifest import Output, write_manifest
@@ -37,7 +37,8 @@ def check(
 ) -> tuple[Game, Geometry, FontRegistry, list]:
     """Load and validate a game; when strict, raise PackError if anything is an error."""
     game = load_game(name, cards_dir)
-    geometry, fonts = load_geometry(), load_fonts()
+    own_sizes = {key: Box(size.width, size.height) for key, size in game.spec.sizes.items()}
+    geometry, fonts = load_geometry().with_sizes(own_sizes), load_fonts()
     findings = validate(game, geometry, fonts)
     errors = errors_only(findings)
     if strict and errors:
@@ -66,6 +67,7 @@ def document_html(game: Game, renderer: Renderer, sheets: list[Sheet], paper: st
         title=title,
         paper=geometry.papers[paper],
         sheets=sheets,
+        sizes={deck.spec.id: geometry.sizes[deck.spec.size] for deck in game.decks},
         font_css=Markup(fonts.font_face_css(set(game.spec.fonts.values()))),
         base_css=Markup(base_css),
         pack_css=Markup(pack_css),
@@ -106,9 +108,10 @@ def build_game(
                 back = renderer.back(deck, card, face)
                 fronts += [face] * card.qty
                 backs += [back] * card.qty
-            grid = geometry.grid(options.paper, deck.spec.size)
+            tiling = geometry.tiling(options.paper, deck.spec.size)
+            grid = geometry.grid(options.paper, tiling.piece)
             deck_sheets = impose_deck(deck.spec.id, fronts, backs, grid, geometry,
-                                      options.backs)
+                                      options.backs, tiling, deck.spec.crop_marks)
             sheets += deck_sheets
             output.decks[deck.spec.id] = {
                 "faces": len(fronts),

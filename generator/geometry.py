@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -40,6 +41,34 @@ class Grid:
 
 
 @dataclass(frozen=True)
+class Tiling:
+    """How a component too big for the paper is cut into overlapping pieces, glued back."""
+
+    whole: Box
+    piece: Box
+    cols: int
+    rows: int
+    overlap: float
+
+    @property
+    def count(self) -> int:
+        """Pieces per component."""
+        return self.cols * self.rows
+
+    def origin(self, col: int, row: int) -> tuple[float, float]:
+        """Where piece (col, row) starts inside the whole component."""
+        return (col * (self.piece.width - self.overlap), row * (self.piece.height - self.overlap))
+
+
+def _split(length: float, room: float, overlap: float) -> tuple[int, float]:
+    """Pieces needed along one axis, and their equal length, each sharing `overlap` mm."""
+    if length <= room:
+        return 1, length
+    count = math.ceil((length - overlap) / (room - overlap))
+    return count, (length + (count - 1) * overlap) / count
+
+
+@dataclass(frozen=True)
 class Geometry:
     """Everything print.yaml says."""
 
@@ -53,17 +82,33 @@ class Geometry:
     mark_length: float
     mark_width: float
     mark_color: str
+    overlap: float = 10
+    glue_label: str = "glue"
 
-    def grid(self, paper: str, size: str) -> Grid:
-        """Fit as many cards of `size` on `paper` as the minimum margin allows, centred."""
-        sheet, card = self.papers[paper], self.sizes[size]
+    def grid(self, paper: str, card: Box | str) -> Grid:
+        """Fit as many cards (a Box or a size name) on `paper` as the margin allows, centred."""
+        sheet = self.papers[paper]
+        card = self.sizes[card] if isinstance(card, str) else card
         cols = int((sheet.width - 2 * self.min_margin) // card.width)
         rows = int((sheet.height - 2 * self.min_margin) // card.height)
         if cols < 1 or rows < 1:
-            raise ValueError(f"size '{size}' does not fit on paper '{paper}'")
+            raise ValueError(f"a {card.width}×{card.height} mm card does not fit on '{paper}'")
         left = (sheet.width - cols * card.width) / 2
         top = (sheet.height - rows * card.height) / 2
         return Grid(sheet, card, cols, rows, round(left, 4), round(top, 4))
+
+    def tiling(self, paper: str, size: str) -> Tiling:
+        """Cut a size into the fewest equal pieces that each fit on the paper."""
+        sheet, whole = self.papers[paper], self.sizes[size]
+        room_x, room_y = sheet.width - 2 * self.min_margin, sheet.height - 2 * self.min_margin
+        overlap = self.overlap if whole.width > room_x or whole.height > room_y else 0
+        cols, width = _split(whole.width, room_x, overlap)
+        rows, height = _split(whole.height, room_y, overlap)
+        return Tiling(whole, Box(round(width, 4), round(height, 4)), cols, rows, overlap)
+
+    def with_sizes(self, sizes: dict[str, Box]) -> Geometry:
+        """This geometry plus a game pack's own sizes."""
+        return replace(self, sizes={**self.sizes, **sizes}) if sizes else self
 
 
 def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
@@ -81,4 +126,6 @@ def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
         mark_length=float(marks["length"]),
         mark_width=float(marks["width"]),
         mark_color=str(marks["color"]),
+        overlap=float(data["tiling"]["overlap"]),
+        glue_label=str(data["tiling"]["glue_label"]),
     )

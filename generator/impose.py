@@ -4,17 +4,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from .geometry import Geometry, Grid
+from .geometry import Geometry, Grid, Tiling
 from .render import Face
+
+
+@dataclass(frozen=True)
+class Piece:
+    """What fills one slot: a face, or the window of a tiled face that starts at (shift_x, y)."""
+
+    face: Face
+    shift_x: float = 0
+    shift_y: float = 0
+    overlay: Markup = Markup("")
 
 
 @dataclass(frozen=True)
 class Slot:
     """A card placed on a sheet: its cut-line box and the outer edges that get bleed."""
 
-    face: Face
+    piece: Piece
     col: int
     row: int
     x: float
@@ -33,10 +43,11 @@ class Sheet:
     side: str
     deck_id: str
     slots: list[Slot] = field(default_factory=list)
+    crop_marks: bool = True
 
     def marks(self, geometry: Geometry) -> list[tuple[float, float, float, float]]:
         """Crop marks as line segments (x1, y1, x2, y2), in the margins outside the bleed."""
-        if not self.slots:
+        if not (self.slots and self.crop_marks):
             return []
         xs = sorted({s.x for s in self.slots} | {s.x + self.grid.card.width for s in self.slots})
         ys = sorted({s.y for s in self.slots} | {s.y + self.grid.card.height for s in self.slots})
@@ -57,7 +68,7 @@ class Sheet:
         return [line for line in lines if abs(line[0] - line[2]) + abs(line[1] - line[3]) > 0.5]
 
 
-def _place(grid: Grid, geometry: Geometry, cells: dict[tuple[int, int], Face]) -> list[Slot]:
+def _place(grid: Grid, geometry: Geometry, cells: dict[tuple[int, int], Piece]) -> list[Slot]:
     """Turn occupied grid cells into slots; bleed goes where no neighbour card sits.
 
     Where a neighbour sits to the right or below (painted later), the card reaches a hair
@@ -65,16 +76,44 @@ def _place(grid: Grid, geometry: Geometry, cells: dict[tuple[int, int], Face]) -
     """
     slots = []
     bleed, seam = geometry.bleed, geometry.seam
-    for (col, row), face in sorted(cells.items(), key=lambda item: (item[0][1], item[0][0])):
+    for (col, row), piece in sorted(cells.items(), key=lambda item: (item[0][1], item[0][0])):
         x, y = grid.slot_origin(col, row)
         slots.append(Slot(
-            face=face, col=col, row=row, x=x, y=y,
+            piece=piece, col=col, row=row, x=x, y=y,
             bleed_left=0 if (col - 1, row) in cells else bleed,
             bleed_right=seam if (col + 1, row) in cells else bleed,
             bleed_top=0 if (col, row - 1) in cells else bleed,
             bleed_bottom=seam if (col, row + 1) in cells else bleed,
         ))
     return slots
+
+
+def tile(face: Face, tiling: Tiling, glue_label: str) -> list[Piece]:
+    """Cut one oversized face into its pieces, each but the last with a numbered glue strip."""
+    pieces = []
+    for row in range(tiling.rows):
+        for col in range(tiling.cols):
+            x, y = tiling.origin(col, row)
+            pieces.append(Piece(face, x, y, _glue_marks(tiling, col, row, glue_label)))
+    return pieces
+
+
+def _glue_marks(tiling: Tiling, col: int, row: int, label: str) -> Markup:
+    """Hatched strips where the next pieces are glued on, their edges marked by a line."""
+    width, height, overlap = tiling.piece.width, tiling.piece.height, tiling.overlap
+    strips = []
+    if col < tiling.cols - 1:
+        strips.append(("right", width - overlap, 0, overlap, height,
+                       row * tiling.cols + col + 2))
+    if row < tiling.rows - 1:
+        strips.append(("bottom", 0, height - overlap, width, overlap,
+                       (row + 1) * tiling.cols + col + 1))
+    return Markup("").join(
+        Markup('<div class="glue glue--{}" style="left: {:.3f}mm; top: {:.3f}mm; '
+               'width: {:.3f}mm; height: {:.3f}mm"><span>{} {}</span></div>').format(
+            side, x, y, w, h, escape(label), number)
+        for side, x, y, w, h, number in strips
+    )
 
 
 def impose_deck(
@@ -84,21 +123,34 @@ def impose_deck(
     grid: Grid,
     geometry: Geometry,
     with_backs: bool = True,
+    tiling: Tiling | None = None,
+    crop_marks: bool = True,
 ) -> list[Sheet]:
-    """Lay a deck's faces out sheet by sheet; after each fronts sheet comes its backs sheet."""
+    """Lay a deck's faces out sheet by sheet; after each fronts sheet comes its backs sheet.
+
+    A face too big for the paper is printed as the pieces of its tiling, without a back.
+    """
+    if tiling is not None and tiling.count > 1:
+        pieces = [p for face in fronts for p in tile(face, tiling, geometry.glue_label)]
+        backs = [None] * len(pieces)
+    else:
+        pieces = [Piece(face) for face in fronts]
     sheets = []
-    for start in range(0, len(fronts), grid.per_sheet):
-        chunk = range(start, min(start + grid.per_sheet, len(fronts)))
+    for start in range(0, len(pieces), grid.per_sheet):
+        chunk = range(start, min(start + grid.per_sheet, len(pieces)))
         front_cells = {}
         back_cells = {}
         for offset, index in enumerate(chunk):
             col, row = offset % grid.cols, offset // grid.cols
-            front_cells[(col, row)] = fronts[index]
-            if backs[index] is not None:
-                back_cells[(grid.cols - 1 - col, row)] = backs[index]
-        sheets.append(Sheet(grid, "front", deck_id, _place(grid, geometry, front_cells)))
+            front_cells[(col, row)] = pieces[index]
+            back = backs[index]
+            if back is not None:
+                back_cells[(grid.cols - 1 - col, row)] = Piece(back)
+        sheets.append(Sheet(grid, "front", deck_id, _place(grid, geometry, front_cells),
+                            crop_marks))
         if with_backs and back_cells:
-            sheets.append(Sheet(grid, "back", deck_id, _place(grid, geometry, back_cells)))
+            sheets.append(Sheet(grid, "back", deck_id, _place(grid, geometry, back_cells),
+                                crop_marks))
     return sheets
 
 
