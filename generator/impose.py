@@ -9,6 +9,9 @@ from markupsafe import Markup, escape
 from .geometry import Geometry, Grid, Tiling
 from .render import Face
 
+TICK = 2.4  # mm: the size of an alignment triangle on a tiled component's join
+TICK_INSET = 8  # mm: how far from the piece's ends the triangles sit along a join
+
 
 @dataclass(frozen=True)
 class Piece:
@@ -89,31 +92,43 @@ def _place(grid: Grid, geometry: Geometry, cells: dict[tuple[int, int], Piece]) 
 
 
 def tile(face: Face, tiling: Tiling, glue_label: str) -> list[Piece]:
-    """Cut one oversized face into its pieces, each but the last with a numbered glue strip."""
+    """Cut one oversized face into numbered pieces, with glue strips and alignment ticks."""
     pieces = []
     for row in range(tiling.rows):
         for col in range(tiling.cols):
             x, y = tiling.origin(col, row)
-            pieces.append(Piece(face, x, y, _glue_marks(tiling, col, row, glue_label)))
+            pieces.append(Piece(face, x, y, _tile_marks(tiling, col, row, glue_label)))
     return pieces
 
 
-def _glue_marks(tiling: Tiling, col: int, row: int, label: str) -> Markup:
-    """Hatched strips where the next pieces are glued on, their edges marked by a line."""
+def _tile_marks(tiling: Tiling, col: int, row: int, label: str) -> Markup:
+    """A piece's number; hatched strips where the next pieces go; ticks on every join.
+
+    A join has two triangles on each side, tip to tip when the pieces lie straight: one on the
+    glue strip's edge, one on the edge of the piece laid over it, at the same place along it.
+    """
     width, height, overlap = tiling.piece.width, tiling.piece.height, tiling.overlap
-    strips = []
+    number = row * tiling.cols + col + 1
+    parts = [Markup('<div class="piece-no">{}/{}</div>').format(number, tiling.count)]
+    strip = Markup('<div class="glue glue--{}" style="left: {:.3f}mm; top: {:.3f}mm; '
+                   'width: {:.3f}mm; height: {:.3f}mm"><span>{} → {}</span></div>')
+    along_y, along_x = (TICK_INSET, height - TICK_INSET), (TICK_INSET, width - TICK_INSET)
+    ticks: list[tuple[str, float, float]] = []
     if col < tiling.cols - 1:
-        strips.append(("right", width - overlap, 0, overlap, height,
-                       row * tiling.cols + col + 2))
+        parts.append(strip.format("right", width - overlap, 0, overlap, height, escape(label),
+                                  number + 1))
+        ticks += [("right", width - overlap - TICK, y - TICK / 2) for y in along_y]
     if row < tiling.rows - 1:
-        strips.append(("bottom", 0, height - overlap, width, overlap,
-                       (row + 1) * tiling.cols + col + 1))
-    return Markup("").join(
-        Markup('<div class="glue glue--{}" style="left: {:.3f}mm; top: {:.3f}mm; '
-               'width: {:.3f}mm; height: {:.3f}mm"><span>{} {}</span></div>').format(
-            side, x, y, w, h, escape(label), number)
-        for side, x, y, w, h, number in strips
-    )
+        parts.append(strip.format("bottom", 0, height - overlap, width, overlap, escape(label),
+                                  number + tiling.cols))
+        ticks += [("down", x - TICK / 2, height - overlap - TICK) for x in along_x]
+    if col > 0:
+        ticks += [("left", 0, y - TICK / 2) for y in along_y]
+    if row > 0:
+        ticks += [("up", x - TICK / 2, 0) for x in along_x]
+    tick = Markup('<div class="tick tick--{}" style="left: {:.3f}mm; top: {:.3f}mm"></div>')
+    parts += [tick.format(side, x, y) for side, x, y in ticks]
+    return Markup("").join(parts)
 
 
 def impose_deck(
