@@ -10,6 +10,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from . import BUILD_DIR, CARDS_DIR
+from .dice import dice_pdf
 from .errors import PackError
 from .fonts import FontRegistry, load_fonts
 from .geometry import Box, Geometry, load_geometry
@@ -117,6 +118,8 @@ def build_game(
                 "faces": len(fronts),
                 "backs": sum(len(s.slots) for s in deck_sheets if s.side == "back"),
             }
+            if tiling.count > 1:
+                output.decks[deck.spec.id]["pieces"] = len(fronts) * tiling.count
         title = f"{game.spec.title} {game.spec.version} — {kind} ({options.paper})"
         html = document_html(game, renderer, sheets, options.paper, fonts, title)
         if options.html:
@@ -127,6 +130,16 @@ def build_game(
         outputs.append(output)
         progress(f"{name}: {output.file}: {output.pages} pages "
                  f"in {time.perf_counter() - step:.1f} s")
+    if game.spec.dice:
+        data, pages = dice_pdf(game.spec.dice, geometry.papers[options.paper],
+                               margin=geometry.min_margin,
+                               title=f"{game.spec.title} {game.spec.version} — dice")
+        output = Output(file=f"dice-{options.paper}.pdf", kind="dice", paper=options.paper,
+                        pages=pages,
+                        decks={die.id: {"faces": die.count, "backs": 0} for die in game.spec.dice})
+        pending.append((out_dir / output.file, data))
+        outputs.append(output)
+        progress(f"{name}: {output.file}: {pages} pages")
     for path, data in pending:
         write_atomic(path, data)
     manifest = write_manifest(out_dir, name, game.spec.version, outputs)

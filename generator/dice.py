@@ -253,6 +253,7 @@ def dice_pdf(
                         pageCompression=1)
     if title:
         pdf.setTitle(title)
+    pdf.setViewerPreference("PrintScaling", "None")  # nets print at their true size
     page = _Page(pdf, paper)
     pages = 1
     x = y = margin  # next free spot

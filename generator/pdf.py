@@ -27,13 +27,16 @@ def _weasyprint() -> Any:
     return weasyprint
 
 
-def make_fetcher(allowed_files: Iterable[Path] = (), root: Path = PROJECT_ROOT) -> Any:
-    """A URL fetcher that serves data: URLs and files inside `root`, and nothing else."""
+def make_fetcher(
+    allowed_files: Iterable[Path] = (), roots: Iterable[Path] = (PROJECT_ROOT,)
+) -> Any:
+    """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else."""
     weasyprint = _weasyprint()
     from weasyprint.urls import URLFetcherResponse
 
-    root = root.resolve()
+    roots = tuple(root.resolve() for root in roots)
     extra = {p.resolve() for p in allowed_files}
+    where = " or ".join(str(root) for root in roots)
 
     class ProjectFetcher(weasyprint.URLFetcher):
         """Refuses the network and every file outside the project."""
@@ -48,9 +51,10 @@ def make_fetcher(allowed_files: Iterable[Path] = (), root: Path = PROJECT_ROOT) 
                 return super().fetch(url, headers)
             if scheme == "file":
                 path = Path(unquote(urlsplit(url).path)).resolve()
-                if (path.is_relative_to(root) or path in extra) and path.is_file():
+                inside = any(path.is_relative_to(root) for root in roots)
+                if (inside or path in extra) and path.is_file():
                     return URLFetcherResponse(url, body=path.read_bytes())
-            raise FetchRefused(f"refused to fetch {url}: only files inside {root} are allowed")
+            raise FetchRefused(f"refused to fetch {url}: only files inside {where} are allowed")
 
     return ProjectFetcher()
 
@@ -87,9 +91,12 @@ class _GlyphWatch(logging.Handler):
 
 
 def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> bytes:
-    """Render one HTML document to PDF bytes; refuse outside files and missing glyphs."""
+    """Render one HTML document to PDF bytes; refuse outside files and missing glyphs.
+
+    Files are served from the project and from base_dir, the game pack's own folder.
+    """
     weasyprint = _weasyprint()
-    fetcher = make_fetcher(allowed_files)
+    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir))
     watch = _GlyphWatch()
     logger = logging.getLogger("weasyprint")
     logger.addHandler(watch)

@@ -18,8 +18,10 @@ from .conftest import MM, flat, page_texts, pixel_mm, render_page
 PACK = CARDS_DIR / DEFAULT_GAME
 GAME = yaml.safe_load((PACK / "game.yaml").read_text(encoding="utf-8"))
 EXPECTED = {"collective": 12, "personal-general": 20, "personal-profession": 16, "beings": 10,
-            "vows": 8, "bodhisattva": 4, "roles": 4, "tokens": 45, "markers": 17,
-            "achievements": 12, "choices": 8}
+            "vows": 8, "bodhisattva": 4, "roles": 4, "tokens": 45, "markers": 25,
+            "achievements": 12, "choices": 8, "track-calamity": 1, "track-saved": 1,
+            "track-round": 1, "action-cards": 4, "aids": 4, "score-sheet": 1}
+SINGLE_SIDED = ("roles", "track-calamity", "track-saved", "track-round", "score-sheet")
 
 
 def _cards(deck_id: str) -> list[dict]:
@@ -35,8 +37,11 @@ def test_counts_match_the_rulebook(default_a4: Path) -> None:
     decks = {}
     for output in _manifest(default_a4)["outputs"]:
         decks.update(output["decks"])
+    dice = decks.pop("d6")
+    assert dice == {"faces": 2, "backs": 0}  # §2.1: two dice
     assert {deck: info["faces"] for deck, info in decks.items()} == EXPECTED
-    assert {deck: info["backs"] for deck, info in decks.items()} == {**EXPECTED, "roles": 0}
+    assert {deck: info["backs"] for deck, info in decks.items()} == {
+        **EXPECTED, **dict.fromkeys(SINGLE_SIDED, 0)}
     for deck_id, count in EXPECTED.items():
         assert sum(card.get("qty", 1) for card in _cards(deck_id)) == count
 
@@ -62,14 +67,15 @@ def test_poker_cards_sit_three_by_three_on_both_papers() -> None:
 
 
 def test_every_card_name_and_the_version_are_in_the_pdf(default_a4: Path) -> None:
-    text = "".join(page_texts(default_a4 / "cards-a4.pdf"))
-    for deck_id in EXPECTED:
-        if deck_id not in ("roles", "tokens", "markers", "achievements", "choices"):
-            for card in _cards(deck_id):
-                assert flat(card["name"]) in text, card["id"]
-    boards = "".join(page_texts(default_a4 / "boards-a4.pdf"))
-    for role in _cards("roles"):
-        assert role["name"] in boards
+    texts = {}
+    for deck in GAME["decks"]:
+        if deck["id"] == "tokens":  # a token prints its value over its resource, not its name
+            continue
+        output = deck.get("output", "cards")
+        if output not in texts:
+            texts[output] = "".join(page_texts(default_a4 / f"{output}-a4.pdf"))
+        for card in _cards(deck["id"]):
+            assert flat(card["name"]) in texts[output], card["id"]
     fronts = page_texts(default_a4 / "cards-a4.pdf")[0]
     assert fronts.count(flat(GAME["version"])) == 9
 
@@ -123,7 +129,9 @@ def test_no_backs_option(tmp_path: Path) -> None:
 
 def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path) -> None:
     build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=tmp_path)
-    for name in ("cards-a4.pdf", "boards-a4.pdf", "tokens-a4.pdf", "manifest.json"):
+    files = [output["file"] for output in _manifest(default_a4)["outputs"]]
+    assert len(files) == 6
+    for name in [*files, "manifest.json"]:
         assert (tmp_path / DEFAULT_GAME / name).read_bytes() == (default_a4 / name).read_bytes()
 
 
@@ -149,11 +157,19 @@ def test_resource_tokens_are_double_sided(default_a4: Path) -> None:
 
 
 def test_markers_and_achievements_match_the_rulebook(default_a4: Path) -> None:
-    """§2.1: 皈依 4, 大乘 4, 技能使用 8, one round marker; §12.13: 12 achievements."""
+    """§2.1: 皈依 4, 大乘 4, 技能使用 8, one round marker; §七: 8 英雄; §12.13: 12 achievements."""
     pages = page_texts(default_a4 / "tokens-a4.pdf")
     markers = pages[2]
-    assert (markers.count("皈依"), markers.count("大乘"), markers.count("技能"),
-            markers.count("回合")) == (4, 4, 8, 1)
+    rules = yaml.safe_load((PACK / "rules.yaml").read_text(encoding="utf-8"))
+    printed = {
+        name: markers.count(flat(name + note))
+        for name, note in [("皈依", "皈依后置于角色板"), ("大乘", "发大乘心后置于角色板"),
+                           ("技能", "记录主动技能使用次数"),
+                           ("回合", f"回合标记{rules['setup']['round']}–{rules['game']['rounds']}"),
+                           ("英雄", f"英雄时刻·终局+{rules['scoring']['hero']}分")]
+    }
+    assert printed == {"皈依": 4, "大乘": 4, "技能": 8, "回合": 1, "英雄": 8}
+    assert sum(printed.values()) == markers.count(flat(GAME["version"])) == 25
     for card in _cards("achievements"):
         assert card["name"] in pages[4]
     choices = next(t for t in page_texts(default_a4 / "cards-a4.pdf") if "AB-A" in t)
