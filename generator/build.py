@@ -124,8 +124,10 @@ def build_game(
         html = document_html(game, renderer, sheets, options.paper, fonts, title)
         if options.html:
             pending.append((out_dir / f"{kind}-{options.paper}.html", html.encode("utf-8")))
-        pending.append((out_dir / output.file,
-                        html_to_pdf(html, game.root, fonts.files())))
+        pdf = html_to_pdf(html, game.root, fonts.files(),
+                          warn=lambda message, file=output.file: progress(
+                              f"{name}: {file}: warning: {message}"))
+        pending.append((out_dir / output.file, pdf))
         output.pages = len(sheets)
         outputs.append(output)
         progress(f"{name}: {output.file}: {output.pages} pages "

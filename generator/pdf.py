@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -77,27 +77,36 @@ def _viewer_preferences(document: Any, pdf: Any) -> None:
     })
 
 
-class _GlyphWatch(logging.Handler):
-    """Collects WeasyPrint's warnings about missing glyphs."""
+class _LogWatch(logging.Handler):
+    """Collects WeasyPrint's warnings: missing glyphs, and CSS it ignored."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.messages: list[str] = []
+        self.glyphs: list[str] = []
+        self.css: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
         if "glyph" in message.lower():
-            self.messages.append(message)
+            self.glyphs.append(message)
+        elif message.startswith("Ignored"):
+            self.css.append(message)
 
 
-def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> bytes:
+def html_to_pdf(
+    html: str,
+    base_dir: Path,
+    allowed_files: Iterable[Path] = (),
+    warn: Callable[[str], None] = lambda message: None,
+) -> bytes:
     """Render one HTML document to PDF bytes; refuse outside files and missing glyphs.
 
-    Files are served from the project and from base_dir, the game pack's own folder.
+    Files are served from the project and from base_dir, the game pack's own folder. CSS that
+    WeasyPrint ignores goes to `warn`, once per distinct message.
     """
     weasyprint = _weasyprint()
     fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir))
-    watch = _GlyphWatch()
+    watch = _LogWatch()
     logger = logging.getLogger("weasyprint")
     logger.addHandler(watch)
     try:
@@ -110,8 +119,10 @@ def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -
         raise RenderError(str(cause)) from None
     finally:
         logger.removeHandler(watch)
-    if watch.messages:
-        raise RenderError("missing glyphs: " + "; ".join(sorted(set(watch.messages))))
+    if watch.glyphs:
+        raise RenderError("missing glyphs: " + "; ".join(sorted(set(watch.glyphs))))
+    for message in sorted(set(watch.css)):
+        warn(f"CSS {message}")
     return data
 
 

@@ -50,3 +50,15 @@ def test_the_default_game_validates_with_only_draft_warnings(capsys) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "gongde-lunhui: 0 errors, 36 warnings"
     assert all(": warning: W001: card '" in line for line in lines[:-1])
+
+
+def test_css_weasyprint_ignores_is_reported(packs: Path, tmp_path: Path, capsys) -> None:
+    """A pack's CSS that WeasyPrint cannot apply would silently change the print: say so."""
+    game = packs / "mini" / "game.yaml"
+    game.write_text(game.read_text(encoding="utf-8") + "stylesheet: style.css\n",
+                    encoding="utf-8")
+    (packs / "mini" / "style.css").write_text(".title { colour: red; }\n", encoding="utf-8")
+    assert cli.main(["--cards", str(packs), "build", "mini", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "pnp: mini: cards-a4.pdf: warning: CSS Ignored `colour: red` at " in err
+    assert "unknown property" in err

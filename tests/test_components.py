@@ -161,7 +161,10 @@ def test_a_balance_change_reprints_every_component(tmp_path: Path, default_a4: P
             target = target[key]
         target[keys[-1]] = value
     path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    build_game(DEFAULT_GAME, BuildOptions(), out_root=tmp_path / "out", cards_dir=cards)
+    said: list[str] = []
+    build_game(DEFAULT_GAME, BuildOptions(), out_root=tmp_path / "out", cards_dir=cards,
+               progress=said.append)
+    assert not [line for line in said if "warning" in line]  # no CSS that WeasyPrint ignores
     folder = tmp_path / "out" / DEFAULT_GAME
     _check_everything(folder, rules)
     boards, cards_text = _text(folder, "boards"), _text(folder, "cards")
