@@ -80,7 +80,7 @@ def expand_tree(data: Any, rules: Any, where: str, findings: list[Finding], line
             try:
                 data[key] = expand(value, rules)
             except RuleError as exc:
-                findings.append(Finding(where, key_line, str(exc), code="E020"))
+                findings.append(Finding(where, key_line, str(exc), code="E007"))
         else:
             expand_tree(value, rules, where, findings, key_line)
     return data

@@ -124,3 +124,40 @@ def test_colours_must_be_colours(packs: Path) -> None:
     [message] = _messages(packs)
     assert message.startswith(f"{game}:8: error: E010: field 'backs.red.color': string should "
                               "match pattern")
+
+
+def _with_rules(cards: Path, rules: str) -> Path:
+    """Give the tiny pack a rules file; return the path of its deck file."""
+    (cards / "mini" / "rules.yaml").write_text(rules, encoding="utf-8")
+    _edit(cards / "mini" / "game.yaml", "players: 1-2人\n", "players: 1-2人\nrules: rules.yaml\n")
+    return cards / "mini" / "spells.yaml"
+
+
+def test_card_text_quotes_the_rules(packs: Path) -> None:
+    spells = _with_rules(packs, "fire: {cost: 3, damage: 2}\n")
+    _edit(spells, "cost: 3", 'cost: "{fire.cost}"')
+    _edit(spells, "造成 **3** 点", "造成 **{fire.damage + fire.cost - 1}** 点")
+    game, _, _, findings = check("mini", packs)
+    assert findings == []
+    fireball = game.decks[0].cards[0]
+    assert fireball.cost == 3  # a value that is one placeholder keeps the rule's type
+    assert fireball.sections[0].text.startswith("造成 **4** 点伤害")
+    assert game.rules == {"fire": {"cost": 3, "damage": 2}}
+
+
+def test_a_placeholder_naming_no_rule_is_an_error_at_its_line(packs: Path) -> None:
+    spells = _with_rules(packs, "fire: {cost: 3, name: 火}\n")
+    _edit(spells, "cost: 2", 'cost: "{fire.cots}"')
+    _edit(spells, "造成 **3** 点", "造成 **{fire.name + 1}** 点")
+    assert _messages(packs) == [
+        f"{spells}:7: error: E007: rule 'fire.name' is not a number, so 'fire.name + 1' "
+        "cannot add it",
+        f"{spells}:10: error: E007: unknown rule 'fire.cots': fire has no 'cots' "
+        "(known: cost, name)",
+    ]
+
+
+def test_a_rules_file_that_is_not_a_mapping_is_an_error(packs: Path) -> None:
+    _with_rules(packs, "- 1\n- 2\n")
+    rules = packs / "mini" / "rules.yaml"
+    assert _messages(packs) == [f"{rules}:1: error: E005: the rules file must be a YAML mapping"]
