@@ -6,22 +6,25 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 
 from . import BUILD_DIR, CARDS_DIR
 from .dice import dice_pdf
-from .errors import PackError
+from .errors import Finding, PackError, display_path
+from .fit import measure
 from .fonts import FontRegistry, load_fonts
 from .geometry import Box, Geometry, load_geometry
 from .impose import Sheet, impose_deck, marks_svg
-from .load import Game, load_game
+from .load import Game, line_of, load_game
 from .manifest import Output, write_manifest
-from .pdf import html_to_pdf, write_atomic
+from .pdf import layout, write_atomic, write_pdf
 from .render import Face, Renderer
 from .validate import errors_only, validate
 
 Progress = Callable[[str], None]
+MIN_DPI = 300  # raster images print at least this sharp
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,7 @@ class BuildOptions:
     paper: str = "a4"
     backs: bool = True
     html: bool = False
+    strict: bool = False
 
 
 def check(
@@ -76,28 +80,23 @@ def document_html(game: Game, renderer: Renderer, sheets: list[Sheet], paper: st
     )
 
 
-def build_game(
-    name: str,
-    options: BuildOptions = BuildOptions(),
-    out_root: Path = BUILD_DIR,
-    cards_dir: Path = CARDS_DIR,
-    progress: Progress = lambda message: None,
-) -> dict:
-    """Build every output of a game; nothing is written unless everything succeeded."""
-    started = time.perf_counter()
-    game, geometry, fonts, findings = check(name, cards_dir)
-    warnings = [f for f in findings if f.level == "warning"]
-    progress(f"{name}: loaded and validated {sum(d.copies for d in game.decks)} cards "
-             f"in {len(game.decks)} decks ({len(warnings)} warnings)")
+@dataclass
+class Planned:
+    """One output ready to lay out: its manifest entry and its HTML."""
+
+    output: Output
+    html: str
+
+
+def plan_outputs(game: Game, geometry: Geometry, fonts: FontRegistry,
+                 options: BuildOptions) -> list[Planned]:
+    """Render every card and impose each output group on sheets, as one HTML document each."""
     renderer = Renderer(game, geometry)
     groups: dict[str, list] = {}
     for deck in game.decks:
         groups.setdefault(deck.spec.output, []).append(deck)
-    out_dir = out_root / name
-    pending: list[tuple[Path, bytes]] = []
-    outputs: list[Output] = []
+    planned = []
     for kind, decks in groups.items():
-        step = time.perf_counter()
         sheets: list[Sheet] = []
         output = Output(file=f"{kind}-{options.paper}.pdf", kind=kind, paper=options.paper,
                         pages=0)
@@ -120,18 +119,70 @@ def build_game(
             }
             if tiling.count > 1:
                 output.decks[deck.spec.id]["pieces"] = len(fronts) * tiling.count
-        title = f"{game.spec.title} {game.spec.version} — {kind} ({options.paper})"
-        html = document_html(game, renderer, sheets, options.paper, fonts, title)
-        if options.html:
-            pending.append((out_dir / f"{kind}-{options.paper}.html", html.encode("utf-8")))
-        pdf = html_to_pdf(html, game.root, fonts.files(),
-                          warn=lambda message, file=output.file: progress(
-                              f"{name}: {file}: warning: {message}"))
-        pending.append((out_dir / output.file, pdf))
         output.pages = len(sheets)
-        outputs.append(output)
-        progress(f"{name}: {output.file}: {output.pages} pages "
+        title = f"{game.spec.title} {game.spec.version} — {kind} ({options.paper})"
+        planned.append(Planned(output, document_html(game, renderer, sheets, options.paper,
+                                                     fonts, title)))
+    return planned
+
+
+def sources(game: Game) -> dict[str, tuple[str, int]]:
+    """Where each card and each back comes from, for findings on the laid-out pages."""
+    sites = {f"back:{back_id}": (display_path(game.root / "game.yaml"),
+                                 line_of(game.spec_data, ("backs", back_id)))
+             for back_id in game.spec.backs}
+    for deck in game.decks:
+        for card, line in deck.located():
+            sites[card.id] = (display_path(deck.path), line)
+    return sites
+
+
+def lay_out(game: Game, fonts: FontRegistry, planned: list[Planned],
+            progress: Progress) -> tuple[list[Any], list[Finding]]:
+    """Lay out every planned output; return the documents and what measuring them found."""
+    documents, found = [], []
+    sites = sources(game)
+    for plan in planned:
+        step = time.perf_counter()
+        file = plan.output.file
+        document = layout(plan.html, game.root, fonts.files(),
+                          warn=lambda message, file=file: progress(
+                              f"{game.name}: {file}: warning: {message}"))
+        documents.append(document)
+        found += measure(document, sites, MIN_DPI)
+        progress(f"{game.name}: {file}: {plan.output.pages} pages laid out "
                  f"in {time.perf_counter() - step:.1f} s")
+    return documents, found
+
+
+def build_game(
+    name: str,
+    options: BuildOptions = BuildOptions(),
+    out_root: Path = BUILD_DIR,
+    cards_dir: Path = CARDS_DIR,
+    progress: Progress = lambda message: None,
+) -> dict:
+    """Build every output of a game; nothing is written unless everything succeeded."""
+    started = time.perf_counter()
+    game, geometry, fonts, findings = check(name, cards_dir)
+    warnings = [f for f in findings if f.level == "warning"]
+    if options.strict and warnings:
+        raise PackError(warnings)
+    progress(f"{name}: loaded and validated {sum(d.copies for d in game.decks)} cards "
+             f"in {len(game.decks)} decks ({len(warnings)} warnings)")
+    planned = plan_outputs(game, geometry, fonts, options)
+    documents, found = lay_out(game, fonts, planned, progress)
+    if errors_only(found) or (options.strict and found):
+        raise PackError(found if options.strict else errors_only(found))
+    out_dir = out_root / name
+    pending: list[tuple[Path, bytes]] = []
+    outputs: list[Output] = []
+    for plan, document in zip(planned, documents, strict=True):
+        if options.html:
+            pending.append((out_dir / plan.output.file.replace(".pdf", ".html"),
+                            plan.html.encode("utf-8")))
+        pending.append((out_dir / plan.output.file, write_pdf(document)))
+        outputs.append(plan.output)
     if game.spec.dice:
         data, pages = dice_pdf(game.spec.dice, geometry.papers[options.paper],
                                margin=geometry.min_margin,
@@ -141,10 +192,23 @@ def build_game(
                         decks={die.id: {"faces": die.count, "backs": 0} for die in game.spec.dice})
         pending.append((out_dir / output.file, data))
         outputs.append(output)
-        progress(f"{name}: {output.file}: {pages} pages")
     for path, data in pending:
         write_atomic(path, data)
     manifest = write_manifest(out_dir, name, game.spec.version, outputs)
     progress(f"{name}: wrote {len(outputs)} PDFs to {out_dir} "
              f"in {time.perf_counter() - started:.1f} s")
     return manifest
+
+
+def validate_game(name: str, cards_dir: Path = CARDS_DIR, paper: str = "a4",
+                  progress: Progress = lambda message: None) -> list[Finding]:
+    """Every finding for a game: the checks on its data, then those on its laid-out pages."""
+    try:
+        game, geometry, fonts, findings = check(name, cards_dir, strict=False)
+    except PackError as exc:
+        return exc.findings
+    if errors_only(findings):
+        return findings
+    _, found = lay_out(game, fonts, plan_outputs(game, geometry, fonts, BuildOptions(paper)),
+                       progress)
+    return sorted(findings + found)

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME
-from .build import BuildOptions, build_game, check
+from .build import BuildOptions, build_game, validate_game
 from .errors import PackError, PnpError
 from .load import list_games, load_game
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+EXIT_CODES = """exit codes:
+  0  success: no errors (warnings allowed unless --strict)
+  1  the pack has errors, or warnings under --strict; a build then writes nothing
+  2  wrong command-line usage"""
 
 
 def _progress(message: str) -> None:
@@ -25,26 +31,32 @@ def _games(names: list[str]) -> list[str]:
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Validate, then render every output of each game."""
-    options = BuildOptions(paper=args.paper, backs=not args.no_backs, html=args.html)
+    options = BuildOptions(paper=args.paper, backs=not args.no_backs, html=args.html,
+                           strict=args.strict)
     for name in _games(args.games):
         build_game(name, options, out_root=args.out, cards_dir=args.cards, progress=_progress)
     return EXIT_OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Check each game and print every finding, then a summary."""
-    status = EXIT_OK
+    """Check each game and print every finding, then a summary (or all of it as JSON)."""
+    status, report = EXIT_OK, []
     for name in _games(args.games):
-        try:
-            _, _, _, findings = check(name, args.cards, strict=False)
-        except PackError as exc:
-            findings = exc.findings
+        findings = validate_game(name, args.cards, args.paper,
+                                 progress=lambda message: None)
+        errors = sum(f.level == "error" for f in findings)
+        warnings = len(findings) - errors
+        if errors or (args.strict and warnings):
+            status = EXIT_ERRORS
+        if args.json:
+            report.append({"game": name, "errors": errors, "warnings": warnings,
+                           "findings": [asdict(f) for f in findings]})
+            continue
         for finding in findings:
             print(finding)
-        errors = sum(f.level == "error" for f in findings)
-        if errors:
-            status = EXIT_ERRORS
-        print(f"{name}: {errors} errors, {len(findings) - errors} warnings")
+        print(f"{name}: {errors} errors, {warnings} warnings")
+    if args.json:
+        print(json.dumps({"games": report}, ensure_ascii=False, indent=2))
     return status
 
 
@@ -63,7 +75,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    top = argparse.ArgumentParser(prog="pnp", description=__doc__)
+    top = argparse.ArgumentParser(prog="pnp", description=__doc__, epilog=EXIT_CODES,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--debug", action="store_true", help="show tracebacks")
     top.add_argument("--cards", type=Path, default=CARDS_DIR,
                      help="the folder holding the game packs (default: cards/)")
@@ -78,8 +91,15 @@ def parser() -> argparse.ArgumentParser:
                        help="output folder (default: build/)")
     build.set_defaults(func=cmd_build)
 
-    validate = sub.add_parser("validate", help="check game packs without rendering")
+    build.add_argument("--strict", action="store_true", help="refuse to build on warnings too")
+
+    validate = sub.add_parser("validate", help="check game packs, their layout included, "
+                              "without writing anything")
     validate.add_argument("games", nargs="*", metavar="GAME", help=f"default: {DEFAULT_GAME}")
+    validate.add_argument("--paper", choices=["a4", "letter"], default="a4",
+                          help="the paper whose layout is measured")
+    validate.add_argument("--json", action="store_true", help="print the findings as JSON")
+    validate.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     validate.set_defaults(func=cmd_validate)
 
     listing = sub.add_parser("list", help="list the game packs under cards/")
@@ -98,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for finding in exc.findings:
             print(finding, file=sys.stderr)
         errors = sum(f.level == "error" for f in exc.findings)
-        print(f"pnp: {errors} errors; nothing was written", file=sys.stderr)
+        warnings = f", {len(exc.findings) - errors} warnings" if len(exc.findings) > errors else ""
+        print(f"pnp: {errors} errors{warnings}; nothing was written", file=sys.stderr)
         return EXIT_ERRORS
     except (PnpError, FileNotFoundError) as exc:
         if args.debug:

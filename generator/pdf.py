@@ -93,13 +93,13 @@ class _LogWatch(logging.Handler):
             self.css.append(message)
 
 
-def html_to_pdf(
+def layout(
     html: str,
     base_dir: Path,
     allowed_files: Iterable[Path] = (),
     warn: Callable[[str], None] = lambda message: None,
-) -> bytes:
-    """Render one HTML document to PDF bytes; refuse outside files and missing glyphs.
+) -> Any:
+    """Lay out one HTML document into pages; refuse outside files and missing glyphs.
 
     Files are served from the project and from base_dir, the game pack's own folder. CSS that
     WeasyPrint ignores goes to `warn`, once per distinct message.
@@ -111,9 +111,7 @@ def html_to_pdf(
     logger.addHandler(watch)
     try:
         document = weasyprint.HTML(string=html, base_url=base_dir.resolve().as_uri() + "/",
-                                   url_fetcher=fetcher)
-        data = document.write_pdf(finisher=_viewer_preferences,
-                                  font_config=font_configuration())
+                                   url_fetcher=fetcher).render(font_config=font_configuration())
     except weasyprint.urls.FatalURLFetchingError as exc:
         cause = exc.__cause__ or exc
         raise RenderError(str(cause)) from None
@@ -123,7 +121,17 @@ def html_to_pdf(
         raise RenderError("missing glyphs: " + "; ".join(sorted(set(watch.glyphs))))
     for message in sorted(set(watch.css)):
         warn(f"CSS {message}")
-    return data
+    return document
+
+
+def write_pdf(document: Any) -> bytes:
+    """The PDF bytes of a laid-out document, asking viewers to print at 100 %."""
+    return document.write_pdf(finisher=_viewer_preferences)
+
+
+def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> bytes:
+    """Lay out and write one HTML document."""
+    return write_pdf(layout(html, base_dir, allowed_files))
 
 
 def write_atomic(path: Path, data: bytes) -> None:

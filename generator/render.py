@@ -63,10 +63,11 @@ def template_exists(game: Game, name: str) -> bool:
 
 @dataclass(frozen=True)
 class Face:
-    """One rendered side of a card: its HTML and the deck it belongs to."""
+    """One rendered side of a card: its HTML, its deck, and what it is (a card id or a back)."""
 
     html: Markup
     deck_id: str
+    source: str = ""
 
 
 class Renderer:
@@ -100,7 +101,7 @@ class Renderer:
         """Render the front of one card; `line` locates it for error messages."""
         html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
                             where=(display_path(deck.path), line))
-        return Face(html, deck.spec.id)
+        return Face(html, deck.spec.id, card.id)
 
     def back(self, deck: Deck, card: CardBase, face: Face | None = None) -> Face | None:
         """Render the back a card uses: its own face if double-sided, None if single-sided."""
@@ -114,7 +115,7 @@ class Renderer:
             back = self.game.spec.backs[back_id]
             html = self._render(f"cards/{back.template}.html.j2", deck, back=back,
                                 where=(display_path(self.game.root / "game.yaml"), 0))
-            self._backs[key] = Face(html, deck.spec.id)
+            self._backs[key] = Face(html, deck.spec.id, f"back:{back_id}")
         return self._backs[key]
 
     def _render(self, name: str, deck: Deck, where: tuple[str, int], **extra: Any) -> Markup:
