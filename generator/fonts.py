@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -35,6 +36,11 @@ class FontRegistry:
         """Every font file, for the URL fetcher's allow-list."""
         return [face.path for face in self.faces]
 
+    def characters(self, family: str) -> frozenset[int]:
+        """Code points a family has a glyph for, in every one of its faces."""
+        maps = [_cmap(face.path) for face in self.faces if face.family == family]
+        return frozenset.intersection(*maps) if maps else frozenset()
+
     def font_face_css(self, families: set[str]) -> str:
         """@font-face rules for the faces of the given families."""
         rules = []
@@ -45,6 +51,15 @@ class FontRegistry:
                     f"src: url('{face.path.as_uri()}'); }}"
                 )
         return "\n".join(rules)
+
+
+@cache
+def _cmap(path: Path) -> frozenset[int]:
+    """The code points a font file maps to glyphs (fontTools reads only its cmap table)."""
+    from fontTools.ttLib import TTFont
+
+    with TTFont(path, lazy=True) as font:
+        return frozenset(font.getBestCmap())
 
 
 def _resolve(source: str) -> Path:

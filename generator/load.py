@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import CARDS_DIR
 from .errors import Finding, PackError, display_path
-from .rules import expand_tree, plain
+from .rules import expand_tree, plain, strings
 from .schema import CardBase, DeckSpec, GameSpec, accepted_keys, card_model
 
 
@@ -163,6 +163,15 @@ class Deck:
         return sum(card.qty for card in self.cards)
 
 
+@dataclass(frozen=True)
+class Text:
+    """A string of the pack as the designer wrote it (placeholders unfilled), and where."""
+
+    path: str
+    line: int
+    text: str
+
+
 @dataclass
 class Game:
     """A loaded game pack."""
@@ -173,6 +182,8 @@ class Game:
     decks: list[Deck]
     spec_data: Any = None
     rules: dict = field(default_factory=dict)
+    rules_data: Any = None
+    texts: list[Text] = field(default_factory=list)
 
 
 def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
@@ -202,29 +213,31 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
         spec = GameSpec.model_validate(data)
     except ValidationError as exc:
         raise PackError(findings + model_findings(GameSpec, data, exc, where, "")) from None
-    rules = _load_rules(root, spec, findings)
-    decks = [_load_deck(root, deck, rules, findings) for deck in spec.decks]
+    rules_data = _load_rules(root, spec, findings)
+    rules = plain(rules_data) if rules_data else {}
+    texts = [Text(where, line, text) for line, text in strings(data)]
+    decks = [_load_deck(root, deck, rules, findings, texts) for deck in spec.decks]
     if findings:
         raise PackError(findings)
-    return Game(name=name, root=root, spec=spec, decks=decks, spec_data=data, rules=rules)
+    return Game(name=name, root=root, spec=spec, decks=decks, spec_data=data, rules=rules,
+                rules_data=rules_data, texts=texts)
 
 
-def _load_rules(root: Path, spec: GameSpec, findings: list[Finding]) -> dict:
-    """Read the rules data file named in game.yaml; a pack without one has no rules."""
+def _load_rules(root: Path, spec: GameSpec, findings: list[Finding]) -> Any:
+    """Read the rules data file named in game.yaml, lines kept; None when there is none."""
     if spec.rules is None:
-        return {}
+        return None
     path = root / spec.rules
     data = read_yaml(path, findings)
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
+    if data is not None and not isinstance(data, dict):
         findings.append(Finding(display_path(path), 1, "the rules file must be a YAML mapping",
                                 code="E005"))
-        return {}
-    return plain(data)
+        return None
+    return data
 
 
-def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding]) -> Deck:
+def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
+               texts: list[Text]) -> Deck:
     """Load one deck file: a YAML list of cards, rule placeholders filled, each checked."""
     path = root / spec.file
     deck = Deck(spec=spec, path=path)
@@ -241,6 +254,7 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding])
         if not isinstance(item, dict):
             findings.append(Finding(where, line, "a card must be a mapping of keys", code="E005"))
             continue
+        texts.extend(Text(where, at, text) for at, text in strings(item, line))
         before = len(findings)
         expand_tree(item, rules, where, findings, line)
         if len(findings) > before:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import Finding
@@ -64,17 +66,29 @@ def expand(text: str, rules: Any) -> Any:
     return PLACEHOLDER.sub(lambda match: str(evaluate(rules, match.group(1))), text)
 
 
-def expand_tree(data: Any, rules: Any, where: str, findings: list[Finding], line: int = 0) -> Any:
-    """Expand placeholders in every string of loaded YAML, in place; problems become findings."""
+def _items(data: Any, line: int) -> Iterator[tuple[Any, int]]:
+    """The keys or indexes of a loaded mapping or list, each with its line."""
     if isinstance(data, dict):
-        items: Any = ((key, getattr(data, "lines", {}).get(key, line)) for key in data)
+        lines = getattr(data, "lines", {})
+        yield from ((key, lines.get(key, line)) for key in data)
     elif isinstance(data, list):
         lines = getattr(data, "lines", [])
-        items = ((index, lines[index] if index < len(lines) else line)
-                 for index in range(len(data)))
-    else:
-        return data
-    for key, key_line in items:
+        yield from ((i, lines[i] if i < len(lines) else line) for i in range(len(data)))
+
+
+def strings(data: Any, line: int = 0) -> Iterator[tuple[int, str]]:
+    """Every string value in loaded YAML, with the line of its key or item."""
+    for key, key_line in _items(data, line):
+        value = data[key]
+        if isinstance(value, str):
+            yield key_line, value
+        else:
+            yield from strings(value, key_line)
+
+
+def expand_tree(data: Any, rules: Any, where: str, findings: list[Finding], line: int = 0) -> Any:
+    """Expand placeholders in every string of loaded YAML, in place; problems become findings."""
+    for key, key_line in list(_items(data, line)):
         value = data[key]
         if isinstance(value, str) and "{" in value:
             try:
@@ -84,3 +98,19 @@ def expand_tree(data: Any, rules: Any, where: str, findings: list[Finding], line
         else:
             expand_tree(value, rules, where, findings, key_line)
     return data
+
+
+def match_rules(rules: Any, pattern: str) -> list[str]:
+    """Dotted paths of the rules a pattern names; a segment may hold * (actions.*.cost)."""
+    found = [("", rules)]
+    for part in pattern.split("."):
+        step = []
+        for prefix, value in found:
+            keys = (value.keys() if isinstance(value, dict) else
+                    (str(i) for i in range(len(value))) if isinstance(value, list) else ())
+            for key in keys:
+                if fnmatch.fnmatchcase(str(key), part):
+                    child = value[int(key)] if isinstance(value, list) else value[key]
+                    step.append((f"{prefix}.{key}" if prefix else str(key), child))
+        found = step
+    return [path for path, _ in found]

@@ -82,6 +82,16 @@ class DieSpec(Strict):
                                                           max_length=6)
 
 
+class ComponentSpec(Strict):
+    """One line of the component list the rulebook states, and what in the pack prints it."""
+
+    name: str
+    count: int = Field(ge=0)
+    decks: list[str] = []
+    cards: list[str] = []
+    dice: list[str] = []
+
+
 class GameSpec(Strict):
     """game.yaml: the title, version, players, palette, fonts and component manifest."""
 
@@ -100,6 +110,7 @@ class GameSpec(Strict):
     rules: str | None = Field(None, description="the pack's rules data file, quoted as {path}")
     sizes: dict[str, SizeSpec] = {}
     dice: list[DieSpec] = []
+    components: list[ComponentSpec] = Field([], description="the rulebook's component list")
 
 
 class Section(Strict):

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from . import TEMPLATES_DIR
 from .errors import Finding, display_path
 from .fonts import FontRegistry
 from .geometry import Geometry
-from .load import Game, line_of
+from .load import Game, Text, line_of
 from .render import template_exists
+from .rules import RuleError, lookup, match_rules, strings
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
 
 
 def validate(game: Game, geometry: Geometry, fonts: FontRegistry) -> list[Finding]:
     """Run every check and return all findings, errors and warnings alike."""
+    texts = [*game.texts, *template_texts(game)]
     checks = (
         _check_manifest(game, geometry, fonts),
         _check_unique_ids(game),
         _check_references(game),
         _check_counts(game),
+        _check_components(game),
         _check_files(game),
+        _check_glyphs(game, fonts, texts),
+        _check_restated_rules(game, texts),
+        _check_rule_ranges(game),
         _check_drafts(game),
     )
     return sorted(finding for check in checks for finding in check)
@@ -180,3 +188,129 @@ def _check_drafts(game: Game) -> Iterator[Finding]:
                 yield Finding(display_path(deck.path), line,
                               f"card '{card.id}' ({card.name}) is a draft", level="warning",
                               code="W001")
+
+
+_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+_JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def template_texts(game: Game) -> Iterator[Text]:
+    """The text of the pack's HTML templates, line by line, Jinja comments taken out."""
+    for folder in (game.root / "templates", TEMPLATES_DIR):
+        for path in sorted(folder.rglob("*.html.j2")):
+            source = _JINJA_COMMENT.sub(lambda m: "\n" * m.group().count("\n"),
+                                        path.read_text(encoding="utf-8"))
+            for number, line in enumerate(source.splitlines(), start=1):
+                if not line.isascii():
+                    yield Text(display_path(path), number, line)
+
+
+def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterator[Finding]:
+    """Every character the pack prints has a glyph in its body font (fontTools cmap): no tofu."""
+    family = game.spec.fonts.get("body")
+    if family not in fonts.families:
+        return
+    have = fonts.characters(family)
+    rule_texts = [Text(display_path(game.root / (game.spec.rules or "")), line, text)
+                  for line, text in strings(game.rules_data)]
+    for item in [*texts, *rule_texts]:
+        missing = sorted({ch for ch in item.text if ord(ch) not in have and ch.isprintable()
+                          and not ch.isspace()})
+        if missing:
+            listed = ", ".join(f"'{ch}' (U+{ord(ch):04X})" for ch in missing)
+            yield Finding(item.path, item.line, f"font '{family}' has no glyph for {listed}",
+                          code="E080")
+
+
+_LOOSE = re.compile(r"[\s*，,、：:；;（）()]")  # left out when matching a term in text
+
+
+def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
+    """A literal number where rules.yaml names a term: wrong is an error, right a warning."""
+    terms = game.rules.get("terms") or {}
+    where = display_path(game.root / (game.spec.rules or ""))
+    patterns = []
+    for rule, phrases in terms.items():
+        line = line_of(game.rules_data, ("terms", rule))
+        try:
+            value = lookup(game.rules, rule)
+        except RuleError as exc:
+            yield Finding(where, line, f"term: {exc}", code="E091")
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            yield Finding(where, line, f"term: rule '{rule}' is not a number", code="E091")
+            continue
+        for phrase in phrases if isinstance(phrases, list) else [phrases]:
+            loose = _LOOSE.sub("", str(phrase))
+            if loose.count("#") != 1:
+                yield Finding(where, line, f"term '{phrase}' must hold one '#' where the number "
+                              "stands", code="E091")
+                continue
+            head, tail = (re.escape(part) for part in loose.split("#"))
+            patterns.append((rule, value, re.compile(f"{head}(\\d+(?:\\.\\d+)?){tail}")))
+    for item in texts:
+        loose = _LOOSE.sub("", _TAG.sub("", _JINJA.sub("", item.text)))
+        for rule, value, pattern in patterns:
+            for match in pattern.finditer(loose):
+                said = float(match.group(1))
+                if said == value:
+                    yield Finding(item.path, item.line, f"'{match.group()}' restates rule '{rule}'"
+                                  f"; quote it as {{{rule}}}", level="warning", code="W010")
+                else:
+                    yield Finding(item.path, item.line, f"'{match.group()}' says "
+                                  f"{match.group(1)}, but rule '{rule}' is {value}", code="E090")
+
+
+def _check_rule_ranges(game: Game) -> Iterator[Finding]:
+    """The rules' own checks: non-negative values, thresholds on their tracks, bands that join."""
+    checks = game.rules.get("checks") or {}
+    where = display_path(game.root / (game.spec.rules or ""))
+
+    def at(path: str) -> int:
+        return line_of(game.rules_data, tuple(int(p) if p.isdigit() else p
+                                              for p in path.split(".")))
+
+    for pattern in checks.get("non_negative", []):
+        for path in match_rules(game.rules, pattern):
+            value = lookup(game.rules, path)
+            if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+                yield Finding(where, at(path), f"rule '{path}' is {value}; it must not be "
+                              "negative", code="E092")
+    for check in checks.get("within", []):
+        low, high = lookup(game.rules, check["min"]), lookup(game.rules, check["max"])
+        for pattern in check["rules"]:
+            for path in match_rules(game.rules, pattern):
+                value = lookup(game.rules, path)
+                if not low <= value <= high:
+                    yield Finding(where, at(path), f"rule '{path}' is {value}, off its track "
+                                  f"{check['min']}–{check['max']} ({low}–{high})", code="E093")
+    for path in checks.get("contiguous", []):
+        rows = lookup(game.rules, path)
+        for index, (row, after) in enumerate(zip(rows, rows[1:], strict=False)):
+            end = row.get("max", row.get("last"))
+            start = after.get("min", after.get("first"))
+            if end is None or start != end + 1:
+                yield Finding(where, at(f"{path}.{index + 1}"),
+                              f"rule '{path}': row {index + 2} starts at {start}, but row "
+                              f"{index + 1} ends at {end}; bands must join", code="E094")
+
+
+def _check_components(game: Game) -> Iterator[Finding]:
+    """The component list the game states (game.yaml `components`) matches what is printed."""
+    copies = {card.id: card.qty for deck in game.decks for card in deck.cards}
+    decks = {deck.spec.id: deck.copies for deck in game.decks}
+    dice = {die.id: die.count for die in game.spec.dice}
+    for index, item in enumerate(game.spec.components):
+        line = line_of(game.spec_data, ("components", index))
+        held = 0
+        for kind, names, known in (("deck", item.decks, decks), ("card", item.cards, copies),
+                                   ("die", item.dice, dice)):
+            for name in names:
+                if name not in known:
+                    yield Finding(_game_where(game), line, f"component '{item.name}': no "
+                                  f"{kind} '{name}'", code="E042")
+                held += known.get(name, 0)
+        if held != item.count:
+            yield Finding(_game_where(game), line, f"component '{item.name}': the game lists "
+                          f"{item.count}, the pack prints {held}", code="E041")
