@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,22 @@ class _LogWatch(logging.Handler):
             self.css.append(message)
 
 
+@contextmanager
+def _watching(warn: Callable[[str], None]) -> Iterator[None]:
+    """Stop on WeasyPrint's missing-glyph warnings; pass on the CSS it ignored, once each."""
+    watch = _LogWatch()
+    logger = logging.getLogger("weasyprint")
+    logger.addHandler(watch)
+    try:
+        yield
+    finally:
+        logger.removeHandler(watch)
+    if watch.glyphs:
+        raise RenderError("missing glyphs: " + "; ".join(sorted(set(watch.glyphs))))
+    for message in sorted(set(watch.css)):
+        warn(f"CSS {message}")
+
+
 def layout(
     html: str,
     base_dir: Path,
@@ -102,31 +119,25 @@ def layout(
     """Lay out one HTML document into pages; refuse outside files and missing glyphs.
 
     Files are served from the project and from base_dir, the game pack's own folder. CSS that
-    WeasyPrint ignores goes to `warn`, once per distinct message.
+    WeasyPrint ignores goes to `warn`.
     """
     weasyprint = _weasyprint()
     fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir))
-    watch = _LogWatch()
-    logger = logging.getLogger("weasyprint")
-    logger.addHandler(watch)
-    try:
-        document = weasyprint.HTML(string=html, base_url=base_dir.resolve().as_uri() + "/",
+    with _watching(warn):
+        try:
+            return weasyprint.HTML(string=html, base_url=base_dir.resolve().as_uri() + "/",
                                    url_fetcher=fetcher).render(font_config=font_configuration())
-    except weasyprint.urls.FatalURLFetchingError as exc:
-        cause = exc.__cause__ or exc
-        raise RenderError(str(cause)) from None
-    finally:
-        logger.removeHandler(watch)
-    if watch.glyphs:
-        raise RenderError("missing glyphs: " + "; ".join(sorted(set(watch.glyphs))))
-    for message in sorted(set(watch.css)):
-        warn(f"CSS {message}")
-    return document
+        except weasyprint.urls.FatalURLFetchingError as exc:
+            raise RenderError(str(exc.__cause__ or exc)) from None
 
 
 def write_pdf(document: Any) -> bytes:
-    """The PDF bytes of a laid-out document, asking viewers to print at 100 %."""
-    return document.write_pdf(finisher=_viewer_preferences)
+    """The PDF bytes of a laid-out document, asking viewers to print at 100 %.
+
+    Glyphs are drawn here, so a missing one stops the build here too.
+    """
+    with _watching(lambda message: None):
+        return document.write_pdf(finisher=_viewer_preferences)
 
 
 def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> bytes:

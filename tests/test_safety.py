@@ -9,6 +9,7 @@ import pytest
 from generator import PROJECT_ROOT
 from generator.build import build_game
 from generator.errors import PackError, RenderError
+from generator.fonts import load_fonts
 from generator.pdf import FetchRefused, html_to_pdf, make_fetcher
 
 from .conftest import page_texts
@@ -79,6 +80,17 @@ def test_a_glyph_no_font_has_stops_the_build(packs: Path, tmp_path: Path) -> Non
     spells = packs / "mini" / "spells.yaml"
     spells.write_text(spells.read_text(encoding="utf-8").replace("火球术", "火球术\U0001F525"),
                       encoding="utf-8")
-    with pytest.raises(RenderError, match="missing glyphs: .notdef glyph rendered"):
+    with pytest.raises(PackError) as caught:
         build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
+    assert [str(f) for f in caught.value.findings] == [
+        f"{spells}:2: error: E080: font 'Noto Sans SC' has no glyph for '\U0001F525' (U+1F525)"]
     assert not (tmp_path / "out").exists()
+
+
+def test_weasyprint_notdef_is_a_backstop(tmp_path: Path) -> None:
+    """Should a glyph slip past the cmap check, WeasyPrint's .notdef warning still stops it."""
+    fonts = load_fonts()
+    html = (f"<style>{fonts.font_face_css({'Noto Sans SC'})}</style>"
+            "<p style=\"font-family: 'Noto Sans SC'\">火\U0001F525</p>")
+    with pytest.raises(RenderError, match="missing glyphs: .notdef glyph rendered"):
+        html_to_pdf(html, tmp_path, fonts.files())
