@@ -8,19 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
-
 from . import BUILD_DIR, CARDS_DIR
 from .dice import dice_pdf
 from .errors import Finding, PackError, display_path
 from .fit import measure
 from .fonts import FontRegistry, load_fonts
 from .geometry import Box, Geometry, load_geometry
-from .impose import Sheet, impose_deck, marks_svg
+from .impose import Sheet, booklet_order, impose_deck, marks_svg
 from .load import Game, line_of, load_game
 from .manifest import Output, write_manifest
-from .pdf import layout, write_atomic, write_pdf
+from .pdf import impose_booklet, layout, write_atomic, write_pdf
 from .render import Face, Renderer
+from .rulebook import has_rulebook, rulebook_html
 from .validate import errors_only, validate
 
 Progress = Callable[[str], None]
@@ -35,6 +34,7 @@ class BuildOptions:
     backs: bool = True
     html: bool = False
     strict: bool = False
+    booklet: bool = False
 
 
 def check(
@@ -54,28 +54,13 @@ def check(
 def document_html(game: Game, renderer: Renderer, sheets: list[Sheet], paper: str,
                   fonts: FontRegistry, title: str) -> str:
     """The whole output as one HTML document, one sheet per page."""
-    env, geometry = renderer.env, renderer.geometry
-    font_roles = {role: f"'{family}'" for role, family in game.spec.fonts.items()}
-    context = {
-        "game": game.spec,
-        "palette": game.spec.palette,
-        "fonts": font_roles,
-        "bleed": geometry.bleed,
-        "safe": geometry.safe,
-    }
-    base_css = env.get_template("base.css.j2").render(**context)
-    pack_css = ""
-    if game.spec.stylesheet:
-        pack_css = (game.root / game.spec.stylesheet).read_text(encoding="utf-8")
-    return env.get_template("sheets.html.j2").render(
-        **context,
+    geometry = renderer.geometry
+    return renderer.env.get_template("sheets.html.j2").render(
+        **renderer.page_context(fonts),
         title=title,
         paper=geometry.papers[paper],
         sheets=sheets,
         sizes={deck.spec.id: geometry.sizes[deck.spec.size] for deck in game.decks},
-        font_css=Markup(fonts.font_face_css(set(game.spec.fonts.values()))),
-        base_css=Markup(base_css),
-        pack_css=Markup(pack_css),
         marks=lambda sheet: marks_svg(sheet, geometry),
     )
 
@@ -155,6 +140,39 @@ def lay_out(game: Game, fonts: FontRegistry, planned: list[Planned],
     return documents, found
 
 
+def rulebook_files(game: Game, geometry: Geometry, fonts: FontRegistry, options: BuildOptions,
+                   progress: Progress) -> list[tuple[str, bytes, Output | None]]:
+    """The rulebook PDF, its booklet when asked for, and their HTML when asked for."""
+    if not has_rulebook(game):
+        return []
+    files: list[tuple[str, bytes, Output | None]] = []
+    variants = [("rulebook", False)] + ([("rulebook-booklet", True)] if options.booklet else [])
+    for stem, booklet in variants:
+        step = time.perf_counter()
+        html = rulebook_html(game, geometry, fonts, options.paper, booklet)
+        document = layout(html, game.root, fonts.files(),
+                          warn=lambda message, stem=stem: progress(
+                              f"{game.name}: {stem}.pdf: warning: {message}"))
+        data, pages = write_pdf(document), len(document.pages)
+        if booklet:
+            order = booklet_order(pages)
+            data = impose_booklet(data, geometry.papers[options.paper], order)
+            pages = len(order)
+        if options.html:
+            files.append((f"{stem}.html", html.encode("utf-8"), None))
+        files.append((f"{stem}.pdf", data, Output(f"{stem}.pdf", stem, options.paper, pages)))
+        progress(f"{game.name}: {stem}.pdf: {pages} pages in {time.perf_counter() - step:.1f} s")
+    return files
+
+
+def _write(out_dir: Path, game: Game, files: list[tuple[str, bytes, Output | None]]) -> dict:
+    """Write every file, each atomically, then the manifest."""
+    for file, data, _ in files:
+        write_atomic(out_dir / file, data)
+    outputs = [output for _, _, output in files if output is not None]
+    return write_manifest(out_dir, game.name, game.spec.version, outputs)
+
+
 def build_game(
     name: str,
     options: BuildOptions = BuildOptions(),
@@ -164,25 +182,17 @@ def build_game(
 ) -> dict:
     """Build every output of a game; nothing is written unless everything succeeded."""
     started = time.perf_counter()
-    game, geometry, fonts, findings = check(name, cards_dir)
-    warnings = [f for f in findings if f.level == "warning"]
-    if options.strict and warnings:
-        raise PackError(warnings)
-    progress(f"{name}: loaded and validated {sum(d.copies for d in game.decks)} cards "
-             f"in {len(game.decks)} decks ({len(warnings)} warnings)")
+    game, geometry, fonts = _checked(name, cards_dir, options, progress)
     planned = plan_outputs(game, geometry, fonts, options)
     documents, found = lay_out(game, fonts, planned, progress)
     if errors_only(found) or (options.strict and found):
         raise PackError(found if options.strict else errors_only(found))
-    out_dir = out_root / name
-    pending: list[tuple[Path, bytes]] = []
-    outputs: list[Output] = []
+    files: list[tuple[str, bytes, Output | None]] = []
     for plan, document in zip(planned, documents, strict=True):
         if options.html:
-            pending.append((out_dir / plan.output.file.replace(".pdf", ".html"),
-                            plan.html.encode("utf-8")))
-        pending.append((out_dir / plan.output.file, write_pdf(document)))
-        outputs.append(plan.output)
+            files.append((plan.output.file.replace(".pdf", ".html"), plan.html.encode("utf-8"),
+                          None))
+        files.append((plan.output.file, write_pdf(document), plan.output))
     if game.spec.dice:
         data, pages = dice_pdf(game.spec.dice, geometry.papers[options.paper],
                                margin=geometry.min_margin,
@@ -190,14 +200,39 @@ def build_game(
         output = Output(file=f"dice-{options.paper}.pdf", kind="dice", paper=options.paper,
                         pages=pages,
                         decks={die.id: {"faces": die.count, "backs": 0} for die in game.spec.dice})
-        pending.append((out_dir / output.file, data))
-        outputs.append(output)
-    for path, data in pending:
-        write_atomic(path, data)
-    manifest = write_manifest(out_dir, name, game.spec.version, outputs)
-    progress(f"{name}: wrote {len(outputs)} PDFs to {out_dir} "
+        files.append((output.file, data, output))
+    files += rulebook_files(game, geometry, fonts, options, progress)
+    manifest = _write(out_root / name, game, files)
+    progress(f"{name}: wrote {len(manifest['outputs'])} files to {out_root / name} "
              f"in {time.perf_counter() - started:.1f} s")
     return manifest
+
+
+def build_rulebook(
+    name: str,
+    options: BuildOptions = BuildOptions(),
+    out_root: Path = BUILD_DIR,
+    cards_dir: Path = CARDS_DIR,
+    progress: Progress = lambda message: None,
+) -> dict:
+    """Validate a game, then write its rulebook (and booklet) only."""
+    game, geometry, fonts = _checked(name, cards_dir, options, progress)
+    if not has_rulebook(game):
+        where = display_path(game.root / game.spec.rulebook.file)
+        raise PackError([Finding(where, 0, "the game has no rulebook", code="E001")])
+    return _write(out_root / name, game, rulebook_files(game, geometry, fonts, options, progress))
+
+
+def _checked(name: str, cards_dir: Path, options: BuildOptions,
+             progress: Progress) -> tuple[Game, Geometry, FontRegistry]:
+    """Load and validate; stop on errors, and on warnings too when strict."""
+    game, geometry, fonts, findings = check(name, cards_dir)
+    warnings = [f for f in findings if f.level == "warning"]
+    if options.strict and warnings:
+        raise PackError(warnings)
+    progress(f"{name}: loaded and validated {sum(d.copies for d in game.decks)} cards "
+             f"in {len(game.decks)} decks ({len(warnings)} warnings)")
+    return game, geometry, fonts
 
 
 def validate_game(name: str, cards_dir: Path = CARDS_DIR, paper: str = "a4",

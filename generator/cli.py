@@ -1,4 +1,4 @@
-"""The `pnp` command: build, validate and list game packs."""
+"""The `pnp` command: build, validate and list game packs, and write their rulebooks."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME
-from .build import BuildOptions, build_game, validate_game
+from .build import BuildOptions, build_game, build_rulebook, validate_game
 from .errors import PackError, PnpError
 from .load import list_games, load_game
 
@@ -32,9 +32,19 @@ def _games(names: list[str]) -> list[str]:
 def cmd_build(args: argparse.Namespace) -> int:
     """Validate, then render every output of each game."""
     options = BuildOptions(paper=args.paper, backs=not args.no_backs, html=args.html,
-                           strict=args.strict)
+                           strict=args.strict, booklet=args.booklet)
     for name in _games(args.games):
         build_game(name, options, out_root=args.out, cards_dir=args.cards, progress=_progress)
+    return EXIT_OK
+
+
+def cmd_rulebook(args: argparse.Namespace) -> int:
+    """Validate, then write only the rulebook of each game."""
+    options = BuildOptions(paper=args.paper, html=args.html, strict=args.strict,
+                           booklet=args.booklet)
+    for name in _games(args.games):
+        build_rulebook(name, options, out_root=args.out, cards_dir=args.cards,
+                       progress=_progress)
     return EXIT_OK
 
 
@@ -92,6 +102,20 @@ def parser() -> argparse.ArgumentParser:
     build.set_defaults(func=cmd_build)
 
     build.add_argument("--strict", action="store_true", help="refuse to build on warnings too")
+    build.add_argument("--booklet", action="store_true",
+                       help="also impose the rulebook as a saddle-stitched booklet")
+
+    rulebook = sub.add_parser("rulebook", help="validate and write only the rulebook PDF")
+    rulebook.add_argument("games", nargs="*", metavar="GAME", help=f"default: {DEFAULT_GAME}")
+    rulebook.add_argument("--paper", choices=["a4", "letter"], default="a4")
+    rulebook.add_argument("--booklet", action="store_true",
+                          help="also write rulebook-booklet.pdf: half-size pages two up on "
+                          "the paper, in saddle-stitch order")
+    rulebook.add_argument("--html", action="store_true", help="also write the HTML")
+    rulebook.add_argument("--strict", action="store_true", help="refuse on warnings too")
+    rulebook.add_argument("--out", type=Path, default=BUILD_DIR,
+                          help="output folder (default: build/)")
+    rulebook.set_defaults(func=cmd_rulebook)
 
     validate = sub.add_parser("validate", help="check game packs, their layout included, "
                               "without writing anything")

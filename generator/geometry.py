@@ -84,6 +84,8 @@ class Geometry:
     mark_color: str
     overlap: float = 10
     glue_label: str = "glue"
+    rulebook_margin: float = 18
+    booklet_margin: float = 12
 
     def grid(self, paper: str, card: Box | str) -> Grid:
         """Fit as many cards (a Box or a size name) on `paper` as the margin allows, centred."""
@@ -105,6 +107,11 @@ class Geometry:
         cols, width = _split(whole.width, room_x, overlap)
         rows, height = _split(whole.height, room_y, overlap)
         return Tiling(whole, Box(round(width, 4), round(height, 4)), cols, rows, overlap)
+
+    def half(self, paper: str) -> Box:
+        """A booklet page: the paper folded in half (A4 gives 148.5 x 210 mm)."""
+        sheet = self.papers[paper]
+        return Box(round(sheet.height / 2, 4), sheet.width)
 
     def with_sizes(self, sizes: dict[str, Box]) -> Geometry:
         """This geometry plus a game pack's own sizes."""
@@ -128,4 +135,6 @@ def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
         mark_color=str(marks["color"]),
         overlap=float(data["tiling"]["overlap"]),
         glue_label=str(data["tiling"]["glue_label"]),
+        rulebook_margin=float(data["rulebook"]["margin"]),
+        booklet_margin=float(data["rulebook"]["booklet_margin"]),
     )

@@ -182,3 +182,17 @@ def marks_svg(sheet: Sheet, geometry: Geometry) -> Markup:
         f'viewBox="0 0 {paper.width} {paper.height}" stroke="{geometry.mark_color}" '
         f'stroke-width="{geometry.mark_width}">{lines}</svg>'
     )
+
+
+def booklet_order(pages: int) -> list[tuple[int | None, int | None]]:
+    """Saddle-stitch order: (left, right) page indexes for each sheet side, None for blanks.
+
+    The pages are padded to a multiple of four; sheet k carries the outermost pages left, so
+    a folded, stapled stack reads 1, 2, 3, … in order. Sides alternate front, back.
+    """
+    total = -(-pages // 4) * 4
+    sides = []
+    for sheet in range(total // 4):
+        first, last = 2 * sheet, total - 1 - 2 * sheet
+        sides += [(last, first), (first + 1, last - 1)]
+    return [tuple(index if index < pages else None for index in side) for side in sides]

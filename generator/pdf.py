@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import tempfile
@@ -14,6 +15,9 @@ from urllib.parse import unquote, urlsplit
 
 from . import PROJECT_ROOT
 from .errors import RenderError
+from .geometry import Box
+
+MM = 72 / 25.4  # PDF points per millimetre
 
 
 class FetchRefused(ValueError):
@@ -157,3 +161,39 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | None]]) -> bytes:
+    """Place a PDF's pages two up on landscape `sheet`s, in the given (left, right) order."""
+    from pypdf import PdfReader, PdfWriter, Transformation
+    from pypdf.generic import NameObject
+
+    reader = PdfReader(io.BytesIO(pdf))
+    width, height = sheet.height * MM, sheet.width * MM  # landscape
+    writer = PdfWriter()
+    for side in order:
+        page = writer.add_blank_page(width=width, height=height)
+        for slot, index in enumerate(side):
+            if index is None:
+                continue
+            source = reader.pages[index]
+            x = slot * width / 2 + (width / 2 - float(source.mediabox.width)) / 2
+            y = (height - float(source.mediabox.height)) / 2
+            page.merge_transformed_page(source, Transformation().translate(x, y))
+    if reader.metadata and reader.metadata.title:
+        writer.add_metadata({"/Title": reader.metadata.title})
+    writer._root_object[NameObject("/ViewerPreferences")] = writer._add_object(
+        _booklet_preferences())
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def _booklet_preferences() -> Any:
+    """Print at 100 %, duplex flipping on the short edge (a booklet's sheets are landscape)."""
+    from pypdf.generic import DictionaryObject, NameObject
+
+    return DictionaryObject({
+        NameObject("/PrintScaling"): NameObject("/None"),
+        NameObject("/Duplex"): NameObject("/DuplexFlipShortEdge"),
+    })

@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 
 from . import TEMPLATES_DIR
 from .errors import Finding, PackError, display_path
+from .fonts import FontRegistry
 from .geometry import Geometry
 from .load import Deck, Game
 from .schema import CardBase
@@ -95,6 +96,26 @@ class Renderer:
             "size": size,
             "bleed": self.geometry.bleed,
             "safe": self.geometry.safe,
+        }
+
+    def page_context(self, fonts: FontRegistry) -> dict[str, Any]:
+        """What every document template sees: the game, its fonts and its stylesheets."""
+        game = self.game.spec
+        context = {
+            "game": game,
+            "palette": game.palette,
+            "fonts": {role: f"'{family}'" for role, family in game.fonts.items()},
+            "bleed": self.geometry.bleed,
+            "safe": self.geometry.safe,
+        }
+        pack_css = ""
+        if game.stylesheet:
+            pack_css = (self.game.root / game.stylesheet).read_text(encoding="utf-8")
+        return {
+            **context,
+            "font_css": Markup(fonts.font_face_css(set(game.fonts.values()))),
+            "base_css": Markup(self.env.get_template("base.css.j2").render(**context)),
+            "pack_css": Markup(pack_css),
         }
 
     def face(self, deck: Deck, card: CardBase, line: int = 0) -> Face:

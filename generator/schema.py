@@ -92,6 +92,15 @@ class ComponentSpec(Strict):
     dice: list[str] = []
 
 
+class RulebookSpec(Strict):
+    """The rulebook: its Markdown source in the pack and the words its frame prints."""
+
+    file: str = "rulebook.md"
+    contents: str = Field("目录", description="the table of contents' heading")
+    gallery: str | None = Field("附录：卡牌图鉴", description="the card gallery's heading; "
+                                "null leaves the gallery out")
+
+
 class GameSpec(Strict):
     """game.yaml: the title, version, players, palette, fonts and component manifest."""
 
@@ -99,6 +108,7 @@ class GameSpec(Strict):
     version: str
     players: str
     subtitle: str | None = None
+    date: str | None = Field(None, description="the edition's date, printed on the rulebook cover")
     language: str = "zh-CN"
     url: str | None = None
     palette: dict[str, Color] = {}
@@ -111,6 +121,7 @@ class GameSpec(Strict):
     sizes: dict[str, SizeSpec] = {}
     dice: list[DieSpec] = []
     components: list[ComponentSpec] = Field([], description="the rulebook's component list")
+    rulebook: RulebookSpec = RulebookSpec()
 
 
 class Section(Strict):

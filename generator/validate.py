@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 from . import TEMPLATES_DIR
-from .errors import Finding, display_path
+from .errors import Finding, PackError, display_path
 from .fonts import FontRegistry
 from .geometry import Geometry
 from .load import Game, Text, line_of
 from .render import template_exists
+from .rulebook import has_rulebook, rulebook_markdown
 from .rules import RuleError, lookup, match_rules, strings
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
@@ -18,7 +20,7 @@ IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
 
 def validate(game: Game, geometry: Geometry, fonts: FontRegistry) -> list[Finding]:
     """Run every check and return all findings, errors and warnings alike."""
-    texts = [*game.texts, *template_texts(game)]
+    texts = [*game.texts, *template_texts(game), *rulebook_texts(game)]
     checks = (
         _check_manifest(game, geometry, fonts),
         _check_unique_ids(game),
@@ -29,6 +31,7 @@ def validate(game: Game, geometry: Geometry, fonts: FontRegistry) -> list[Findin
         _check_glyphs(game, fonts, texts),
         _check_restated_rules(game, texts),
         _check_rule_ranges(game),
+        _check_rulebook(game),
         _check_drafts(game),
     )
     return sorted(finding for check in checks for finding in check)
@@ -195,15 +198,20 @@ _JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
 _TAG = re.compile(r"<[^>]*>")
 
 
+def _source_lines(path: Path) -> Iterator[Text]:
+    """A template's lines that hold more than ASCII, Jinja comments blanked out."""
+    source = _JINJA_COMMENT.sub(lambda m: "\n" * m.group().count("\n"),
+                                path.read_text(encoding="utf-8"))
+    for number, line in enumerate(source.splitlines(), start=1):
+        if not line.isascii():
+            yield Text(display_path(path), number, line)
+
+
 def template_texts(game: Game) -> Iterator[Text]:
-    """The text of the pack's HTML templates, line by line, Jinja comments taken out."""
+    """The text of the pack's and the shared HTML templates, line by line."""
     for folder in (game.root / "templates", TEMPLATES_DIR):
         for path in sorted(folder.rglob("*.html.j2")):
-            source = _JINJA_COMMENT.sub(lambda m: "\n" * m.group().count("\n"),
-                                        path.read_text(encoding="utf-8"))
-            for number, line in enumerate(source.splitlines(), start=1):
-                if not line.isascii():
-                    yield Text(display_path(path), number, line)
+            yield from _source_lines(path)
 
 
 def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterator[Finding]:
@@ -314,3 +322,18 @@ def _check_components(game: Game) -> Iterator[Finding]:
         if held != item.count:
             yield Finding(_game_where(game), line, f"component '{item.name}': the game lists "
                           f"{item.count}, the pack prints {held}", code="E041")
+
+
+def rulebook_texts(game: Game) -> Iterator[Text]:
+    """The rulebook source, line by line, as the designer wrote it."""
+    if has_rulebook(game):
+        yield from _source_lines(game.root / game.spec.rulebook.file)
+
+
+def _check_rulebook(game: Game) -> Iterator[Finding]:
+    """Every reference in the rulebook names data that exists."""
+    if has_rulebook(game):
+        try:
+            rulebook_markdown(game)
+        except PackError as exc:
+            yield from exc.findings

@@ -1,0 +1,176 @@
+"""Stage 7, rulebook: the pack's rulebook.md, Markdown quoting the data through Jinja, as HTML.
+
+Numbers and tables come from the same YAML the cards print, so the two cannot disagree. The
+Markdown is parsed by markdown-it (tables on, raw HTML off: the text is data, never markup);
+headings get ids for the table of contents, whose page numbers WeasyPrint fills in.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from . import TEMPLATES_DIR
+from .errors import Finding, PackError, display_path
+from .fonts import FontRegistry
+from .geometry import Box, Geometry
+from .load import Game
+from .render import Renderer
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A chapter or section heading: its level, text and anchor."""
+
+    level: int
+    text: str
+    id: str
+
+
+def has_rulebook(game: Game) -> bool:
+    """Whether the pack has a rulebook source."""
+    return (game.root / game.spec.rulebook.file).is_file()
+
+
+@cache
+def _environment(root: Path) -> jinja2.Environment:
+    """Jinja for Markdown: the pack folder, its templates, then the shared ones; no escaping."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(root), str(root / "templates"), str(TEMPLATES_DIR)]),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["cell"] = lambda value: str(value).replace("|", "\\|").replace("\n", " ")
+    env.filters["signed"] = lambda value: f"{value:+d}" if isinstance(value, int) else f"{value:+}"
+    return env
+
+
+def rulebook_markdown(game: Game) -> str:
+    """The rulebook's Markdown with every reference to the data filled in."""
+    path = game.root / game.spec.rulebook.file
+    where = display_path(path)
+    env = _environment(game.root)
+    context = {
+        "game": game.spec,
+        "rules": game.rules,
+        "decks": {deck.spec.id: deck.cards for deck in game.decks},
+        "specs": {deck.spec.id: deck.spec for deck in game.decks},
+        "cards": {card.id: card for deck in game.decks for card in deck.cards},
+        "components": game.spec.components,
+        "tables": game.spec.tables,
+    }
+    try:
+        return env.get_template(game.spec.rulebook.file).render(**context)
+    except jinja2.TemplateSyntaxError as exc:
+        raise PackError([Finding(display_path(exc.filename or path), exc.lineno,
+                                 f"rulebook: {exc.message}", code="E061")]) from None
+    except (jinja2.TemplateError, TypeError, ValueError) as exc:
+        filename, line = _template_line(exc, path)
+        raise PackError([Finding(display_path(filename) if filename else where, line,
+                                 f"rulebook: {exc}", code="E061")]) from None
+
+
+def _template_line(exc: BaseException, fallback: Path) -> tuple[str | None, int]:
+    """The template file and line a rendering error came from (Jinja rewrites tracebacks)."""
+    found: tuple[str | None, int] = (str(fallback), 0)
+    tb = exc.__traceback__ or sys.exc_info()[2]
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.endswith((".md", ".j2")):
+            found = (filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+def markdown_html(text: str) -> tuple[Markup, list[Heading]]:
+    """Markdown to HTML with numbered heading anchors; the headings for the contents."""
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    tokens = md.parse(text)
+    headings = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open":
+            level = int(token.tag[1])
+            anchor = f"h{len(headings) + 1}"
+            token.attrSet("id", anchor)
+            headings.append(Heading(level, tokens[index + 1].content.replace("*", ""), anchor))
+    return Markup(md.renderer.render(tokens, md.options, {})), headings
+
+
+def qr_data_uri(url: str) -> str:
+    """A QR code of `url` as an SVG data: URI."""
+    import qrcode
+    import qrcode.image.svg
+
+    image = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, box_size=10)
+    buffer = io.BytesIO()
+    image.save(buffer)
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One card of the gallery: its face HTML, caption and scale."""
+
+    html: Markup
+    caption: str
+    size: Box
+    scale: float
+
+
+def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) -> list[
+        tuple[str, list[Figure]]]:
+    """Each deck's distinct faces, and its back, scaled to fit `width` mm, at most half size."""
+    sections = []
+    for deck in game.decks:
+        size = geometry.sizes[deck.spec.size]
+        scale = round(min(0.5, width / size.width), 4)
+        figures = []
+        back = None
+        for card, line in deck.located():
+            face = renderer.face(deck, card, line)
+            figures.append(Figure(face.html, card.name, size, scale))
+            back = back or renderer.back(deck, card, None)
+        if back is not None:
+            figures.append(Figure(back.html, f"{deck.spec.name} · 背面", size, scale))
+        sections.append((deck.spec.name, figures))
+    return sections
+
+
+def rulebook_html(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
+                  booklet: bool = False) -> str:
+    """The whole rulebook as one HTML document: cover, contents, chapters and gallery."""
+    page = geometry.half(paper) if booklet else geometry.papers[paper]
+    margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
+    body, headings = markdown_html(rulebook_markdown(game))
+    renderer = Renderer(game, geometry)
+    spec = game.spec.rulebook
+    figures = gallery(game, renderer, geometry, page.width - 2 * margin) if spec.gallery else []
+    gallery_id = f"h{len(headings) + 1}"
+    if figures:
+        headings.append(Heading(2, spec.gallery, gallery_id))
+        headings += [Heading(3, name, f"{gallery_id}-{index}")
+                     for index, (name, _) in enumerate(figures, start=1)]
+    context = renderer.page_context(fonts)
+    font_size = 9 if booklet else 10
+    css = renderer.env.get_template("rulebook.css.j2").render(
+        **context, page=page, margin=margin, font_size=font_size)
+    return renderer.env.get_template("rulebook.html.j2").render(
+        **context,
+        rulebook_css=Markup(css),
+        body=body,
+        headings=headings,
+        gallery=figures,
+        gallery_id=gallery_id,
+        qr=qr_data_uri(game.spec.url) if game.spec.url else None,
+    )
