@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
@@ -108,7 +109,8 @@ class GameSpec(Strict):
     version: str
     players: str
     subtitle: str | None = None
-    date: str | None = Field(None, description="the edition's date, printed on the rulebook cover")
+    date: str | datetime.date | None = Field(None, description="the edition's date, printed on "
+                                             "the rulebook cover")
     language: str = "zh-CN"
     url: str | None = None
     palette: dict[str, Color] = {}

@@ -1,0 +1,150 @@
+"""The rulebook: bound to the data, contents that point at the right pages, booklet order."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from pypdf import PdfReader
+
+from generator import DEFAULT_GAME
+from generator.build import BuildOptions, build_rulebook, validate_game
+from generator.errors import PackError
+from generator.impose import booklet_order
+from generator.load import list_games, load_game
+from generator.rulebook import has_rulebook
+
+from .conftest import MM, copy_real_pack, flat, page_texts, render_page
+
+_ENTRY = re.compile(r"(.+?)\s*\.{3,}\s*(\d+)$")
+
+
+def _contents(pdf: Path) -> list[tuple[str, int]]:
+    """The table of contents as printed: (heading, page number) per entry."""
+    reader = PdfReader(pdf)
+    entries = []
+    for page in reader.pages[1:]:
+        lines = (page.extract_text() or "").splitlines()
+        found = [m for m in (_ENTRY.match(line.strip()) for line in lines) if m]
+        if not found:
+            break
+        entries += [(flat(m.group(1)), int(m.group(2))) for m in found]
+    return entries
+
+
+def _landed(pdf: Path) -> list[tuple[str, int]]:
+    """Where each heading really is: the PDF outline WeasyPrint writes from the headings."""
+    reader = PdfReader(pdf)
+    found = []
+
+    def walk(items: list) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            else:
+                found.append((flat(item.title), reader.get_destination_page_number(item) + 1))
+
+    walk(reader.outline)
+    return found
+
+
+def test_contents_page_numbers_match_where_headings_land(default_a4: Path) -> None:
+    pdf = default_a4 / "rulebook.pdf"
+    contents, landed = _contents(pdf), _landed(pdf)
+    assert len(contents) > 10
+    assert contents == [entry for entry in landed if entry in contents]
+    assert [title for title, _ in contents] == [
+        title for title, _ in landed if title in dict(contents)]
+    texts = page_texts(pdf)
+    for title, page in contents:
+        assert title in texts[page - 1], (title, page)
+
+
+def test_the_rulebook_quotes_the_data(default_a4: Path) -> None:
+    text = "".join(page_texts(default_a4 / "rulebook.pdf"))
+    game = load_game(DEFAULT_GAME)
+    for item in game.spec.components:
+        assert flat(f"{item.name}{item.count}") in text, item.name
+    for deck in game.decks:
+        for card in deck.cards:
+            assert flat(card.name) in text, card.id  # the card gallery
+    assert "{{" not in text and "**" not in text
+
+
+def test_a_changed_parameter_is_changed_in_the_rulebook(tmp_path: Path, default_a4: Path) -> None:
+    cards = copy_real_pack(tmp_path)
+    path = cards / DEFAULT_GAME / "rules.yaml"
+    rules = yaml.safe_load(path.read_text(encoding="utf-8"))
+    old = rules["start"]["farmer"]["wealth"], rules["calamity"]["win_max"]
+    rules["start"]["farmer"]["wealth"] = 7
+    rules["calamity"]["win_max"] = 11
+    path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    build_rulebook(DEFAULT_GAME, out_root=tmp_path / "out", cards_dir=cards)
+    before = "".join(page_texts(default_a4 / "rulebook.pdf"))
+    after = "".join(page_texts(tmp_path / "out" / DEFAULT_GAME / "rulebook.pdf"))
+    assert f"农夫{old[0]}" in before and "农夫7" in after and f"农夫{old[0]}" not in after
+    assert f"劫难≤{old[1]}" in before and "劫难≤11" in after and f"劫难≤{old[1]}" not in after
+
+
+def test_a_reference_to_missing_data_is_a_finding_at_its_line(packs: Path) -> None:
+    rulebook = packs / "mini" / "rulebook.md"
+    text = rulebook.read_text(encoding="utf-8")
+    rulebook.write_text(text.replace("{{ card.cost }}", "{{ card.costs }}"), encoding="utf-8")
+    [finding] = validate_game("mini", packs)
+    assert str(finding) == (f"{rulebook}:8: error: E061: rulebook: 'generator.schema.Card_spells "
+                            "object' has no attribute 'costs'")
+
+
+def test_cover_has_a_qr_code_when_the_game_has_a_url(packs: Path, tmp_path: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    game.write_text(game.read_text(encoding="utf-8").replace(
+        "players: 1-2人\n", "players: 1-2人\nurl: https://example.org/mini\ndate: 2026-01-30\n"),
+        encoding="utf-8")
+    build_rulebook("mini", out_root=tmp_path, cards_dir=packs)
+    pdf = tmp_path / "mini" / "rulebook.pdf"
+    cover = page_texts(pdf)[0]
+    assert cover == flat("测试小包 t1 · 2026-01-30 1-2人 https://example.org/mini")
+    page = render_page(pdf, 0, dpi=100)
+    width, height = page.size
+    qr = page.crop((width // 2 - 40, height - 260, width // 2 + 40, height - 80))
+    assert min(qr.getdata()) == (0, 0, 0)  # black QR modules around the middle of the foot
+
+
+def test_booklet_sheets_are_in_saddle_stitch_order(packs: Path, tmp_path: Path) -> None:
+    build_rulebook("mini", BuildOptions(booklet=True), out_root=tmp_path, cards_dir=packs)
+    flat_pages = page_texts(tmp_path / "mini" / "rulebook.pdf")
+    booklet = PdfReader(tmp_path / "mini" / "rulebook-booklet.pdf")
+    assert float(booklet.pages[0].mediabox.width) == pytest.approx(297 * MM, abs=0.05)
+    assert float(booklet.pages[0].mediabox.height) == pytest.approx(210 * MM, abs=0.05)
+    order = booklet_order(len(flat_pages))
+    assert len(booklet.pages) == len(order) and len(order) % 2 == 0
+    for side, (left, right) in zip(booklet.pages, order, strict=True):
+        text = flat(side.extract_text() or "")
+        for index in (left, right):
+            if index is not None:
+                assert flat_pages[index][:12] in text
+
+
+def test_booklet_order_reads_in_sequence() -> None:
+    assert booklet_order(8) == [(7, 0), (1, 6), (5, 2), (3, 4)]
+    assert booklet_order(5) == [(None, 0), (1, None), (None, 2), (3, 4)]
+    folded = [page for side in booklet_order(12) for page in side]
+    assert sorted(folded) == list(range(12))
+
+
+def test_every_game_with_a_rulebook_builds(tmp_path: Path) -> None:
+    built = 0
+    for name in list_games():
+        if has_rulebook(load_game(name)):
+            build_rulebook(name, out_root=tmp_path)
+            assert len(PdfReader(tmp_path / name / "rulebook.pdf").pages) > 3
+            built += 1
+    assert built >= 1
+
+
+def test_no_rulebook_is_a_clean_error(packs: Path, tmp_path: Path) -> None:
+    (packs / "mini" / "rulebook.md").unlink()
+    with pytest.raises(PackError, match="the game has no rulebook"):
+        build_rulebook("mini", out_root=tmp_path, cards_dir=packs)
