@@ -70,3 +70,18 @@ def render_page(pdf: Path, index: int, dpi: int = 50) -> Image.Image:
 def pixel_mm(image: Image.Image, x_mm: float, y_mm: float, dpi: int = 50) -> tuple[int, ...]:
     """The colour at a point given in millimetres from the top-left corner."""
     return image.getpixel((round(x_mm / 25.4 * dpi), round(y_mm / 25.4 * dpi)))
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace the first `old` in a file, which must hold it."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def give_rules(cards: Path, rules: str) -> Path:
+    """Give the tiny pack a rules file; return the pack's folder."""
+    pack = cards / "mini"
+    (pack / "rules.yaml").write_text(rules, encoding="utf-8")
+    edit(pack / "game.yaml", "players: 1-2人\n", "players: 1-2人\nrules: rules.yaml\n")
+    return pack

@@ -9,11 +9,7 @@ import pytest
 from generator.build import check
 from generator.errors import PackError
 
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+from .conftest import edit, give_rules
 
 
 def _messages(cards: Path) -> list[str]:
@@ -29,8 +25,8 @@ def test_the_tiny_pack_is_clean(packs: Path) -> None:
 
 def test_card_errors_are_all_reported_with_their_lines(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "  cost: 2\n", "  cots: 2\n")
-    _edit(spells, "  cost: 1\n", "  cost: one\n")
+    edit(spells, "  cost: 2\n", "  cots: 2\n")
+    edit(spells, "  cost: 1\n", "  cost: one\n")
     assert _messages(packs) == [
         f"{spells}:8: error: E010: card 'S2': missing required field 'cost'",
         f"{spells}:10: error: E010: card 'S2': unknown field 'cots' (accepted: art, back, cost, "
@@ -41,7 +37,7 @@ def test_card_errors_are_all_reported_with_their_lines(packs: Path) -> None:
 
 def test_unknown_key_in_a_section_lists_the_section_keys(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "      text: 造成", "      txt: 造成")
+    edit(spells, "      text: 造成", "      txt: 造成")
     assert _messages(packs) == [
         f"{spells}:6: error: E010: card 'S1': missing required field 'sections.0.text'",
         f"{spells}:7: error: E010: card 'S1': unknown field 'sections.0.txt' "
@@ -51,7 +47,7 @@ def test_unknown_key_in_a_section_lists_the_section_keys(packs: Path) -> None:
 
 def test_yaml_syntax_error_names_the_line(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
-    _edit(game, "players: 1-2人\n", "players: 1-2人\n  oops: [\n")
+    edit(game, "players: 1-2人\n", "players: 1-2人\n  oops: [\n")
     assert _messages(packs) == [
         f"{game}:5: error: E002: YAML syntax: mapping values are not allowed here"
     ]
@@ -59,13 +55,13 @@ def test_yaml_syntax_error_names_the_line(packs: Path) -> None:
 
 def test_duplicate_keys_are_errors(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "  cost: 2\n", "  cost: 2\n  cost: 5\n")
+    edit(spells, "  cost: 2\n", "  cost: 2\n  cost: 5\n")
     assert _messages(packs) == [f"{spells}:11: error: E003: duplicate key 'cost'"]
 
 
 def test_python_tags_are_refused(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "  cost: 2\n", "  cost: !!python/object/apply:os.system ['true']\n")
+    edit(spells, "  cost: 2\n", "  cost: !!python/object/apply:os.system ['true']\n")
     [message] = _messages(packs)
     assert message.startswith(f"{spells}:10: error: E002: YAML syntax: could not determine a "
                               "constructor for the tag 'tag:yaml.org,2002:python/object/apply")
@@ -73,7 +69,7 @@ def test_python_tags_are_refused(packs: Path) -> None:
 
 def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
-    _edit(game, "players: 1-2人\n", "players: 1-2人\nplayer: 3\n")
+    edit(game, "players: 1-2人\n", "players: 1-2人\nplayer: 3\n")
     [message] = _messages(packs)
     assert message == (
         f"{game}:5: error: E010: unknown field 'player' (accepted: backs, components, decks, dice, "
@@ -84,9 +80,9 @@ def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
 def test_count_reference_and_size_errors(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
     spells = packs / "mini" / "spells.yaml"
-    _edit(game, "    count: 4\n", "    count: 5\n")
-    _edit(game, "    size: poker\n", "    size: pokr\n")
-    _edit(spells, "  back: green\n", "  back: purple\n")
+    edit(game, "    count: 4\n", "    count: 5\n")
+    edit(game, "    size: poker\n", "    size: pokr\n")
+    edit(spells, "  back: green\n", "  back: purple\n")
     assert _messages(packs) == [
         f"{game}:15: error: E021: deck 'spells': unknown size 'pokr' (known: a6-landscape, "
         "bridge, euro-poker, mini, poker, square, tarot, token)",
@@ -97,7 +93,7 @@ def test_count_reference_and_size_errors(packs: Path) -> None:
 
 def test_duplicate_ids_and_missing_art(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "- id: S2\n", "- id: S1\n  art: art/nothing.png\n")
+    edit(spells, "- id: S2\n", "- id: S1\n  art: art/nothing.png\n")
     assert _messages(packs) == [
         f"{spells}:8: error: E030: duplicate card id 'S1' (first at {spells}:1)",
         f"{spells}:8: error: E051: image 'art/nothing.png' does not exist",
@@ -106,7 +102,7 @@ def test_duplicate_ids_and_missing_art(packs: Path) -> None:
 
 def test_art_outside_the_pack_is_refused(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "- id: S2\n", "- id: S2\n  art: ../../../../etc/passwd\n")
+    edit(spells, "- id: S2\n", "- id: S2\n  art: ../../../../etc/passwd\n")
     assert _messages(packs) == [
         f"{spells}:8: error: E050: image '../../../../etc/passwd' lies outside the game pack"
     ]
@@ -120,23 +116,16 @@ def test_unknown_game_names_the_known_ones(packs: Path) -> None:
 
 def test_colours_must_be_colours(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
-    _edit(game, 'red: {color: "#ff0000"', 'red: {color: "red</style><script>"')
+    edit(game, 'red: {color: "#ff0000"', 'red: {color: "red</style><script>"')
     [message] = _messages(packs)
     assert message.startswith(f"{game}:8: error: E010: field 'backs.red.color': string should "
                               "match pattern")
 
 
-def _with_rules(cards: Path, rules: str) -> Path:
-    """Give the tiny pack a rules file; return the path of its deck file."""
-    (cards / "mini" / "rules.yaml").write_text(rules, encoding="utf-8")
-    _edit(cards / "mini" / "game.yaml", "players: 1-2人\n", "players: 1-2人\nrules: rules.yaml\n")
-    return cards / "mini" / "spells.yaml"
-
-
 def test_card_text_quotes_the_rules(packs: Path) -> None:
-    spells = _with_rules(packs, "fire: {cost: 3, damage: 2}\n")
-    _edit(spells, "cost: 3", 'cost: "{fire.cost}"')
-    _edit(spells, "造成 **3** 点", "造成 **{fire.damage + fire.cost - 1}** 点")
+    spells = give_rules(packs, "fire: {cost: 3, damage: 2}\n") / "spells.yaml"
+    edit(spells, "cost: 3", 'cost: "{fire.cost}"')
+    edit(spells, "造成 **3** 点", "造成 **{fire.damage + fire.cost - 1}** 点")
     game, _, _, findings = check("mini", packs)
     assert findings == []
     fireball = game.decks[0].cards[0]
@@ -146,9 +135,9 @@ def test_card_text_quotes_the_rules(packs: Path) -> None:
 
 
 def test_a_placeholder_naming_no_rule_is_an_error_at_its_line(packs: Path) -> None:
-    spells = _with_rules(packs, "fire: {cost: 3, name: 火}\n")
-    _edit(spells, "cost: 2", 'cost: "{fire.cots}"')
-    _edit(spells, "造成 **3** 点", "造成 **{fire.name + 1}** 点")
+    spells = give_rules(packs, "fire: {cost: 3, name: 火}\n") / "spells.yaml"
+    edit(spells, "cost: 2", 'cost: "{fire.cots}"')
+    edit(spells, "造成 **3** 点", "造成 **{fire.name + 1}** 点")
     assert _messages(packs) == [
         f"{spells}:7: error: E007: rule 'fire.name' is not a number, so 'fire.name + 1' "
         "cannot add it",
@@ -158,6 +147,6 @@ def test_a_placeholder_naming_no_rule_is_an_error_at_its_line(packs: Path) -> No
 
 
 def test_a_rules_file_that_is_not_a_mapping_is_an_error(packs: Path) -> None:
-    _with_rules(packs, "- 1\n- 2\n")
+    give_rules(packs, "- 1\n- 2\n")
     rules = packs / "mini" / "rules.yaml"
     assert _messages(packs) == [f"{rules}:1: error: E005: the rules file must be a YAML mapping"]

@@ -11,6 +11,8 @@ from generator import cli
 from generator.build import validate_game
 from generator.load import list_games
 
+from .conftest import edit, give_rules
+
 RULES = """\
 fire: {cost: 3, damage: 2}
 track: {min: 0, max: 20, win: 12}
@@ -27,34 +29,20 @@ checks:
 """
 
 
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, old
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def _pack(cards: Path, rules: str = RULES) -> Path:
-    """The tiny pack with a rules file; returns its folder."""
-    pack = cards / "mini"
-    (pack / "rules.yaml").write_text(rules, encoding="utf-8")
-    _edit(pack / "game.yaml", "players: 1-2人\n", "players: 1-2人\nrules: rules.yaml\n")
-    return pack
-
-
 def _found(cards: Path) -> list[str]:
     return [str(f) for f in validate_game("mini", cards)]
 
 
 def test_the_tiny_pack_with_rules_is_clean(packs: Path) -> None:
-    _pack(packs)
+    give_rules(packs, RULES)
     assert _found(packs) == []
 
 
 def test_a_restated_rule_is_an_error_when_wrong_and_a_warning_when_right(packs: Path) -> None:
-    pack = _pack(packs)
+    pack = give_rules(packs, RULES)
     spells = pack / "spells.yaml"
-    _edit(spells, "造成 **3** 点伤害。", "火球消耗 **2** 点。")
-    _edit(spells, "  cost: 2\n", "  cost: 2\n  quote: 火球消耗3\n")
+    edit(spells, "造成 **3** 点伤害。", "火球消耗 **2** 点。")
+    edit(spells, "  cost: 2\n", "  cost: 2\n  quote: 火球消耗3\n")
     assert _found(packs) == [
         f"{spells}:7: error: E090: '火球消耗2' says 2, but rule 'fire.cost' is 3",
         f"{spells}:11: warning: W010: '火球消耗3' restates rule 'fire.cost'; quote it as "
@@ -63,10 +51,10 @@ def test_a_restated_rule_is_an_error_when_wrong_and_a_warning_when_right(packs: 
 
 
 def test_a_template_restating_a_rule_is_found_on_its_line(packs: Path) -> None:
-    pack = _pack(packs)
+    pack = give_rules(packs, RULES)
     (pack / "templates" / "cards").mkdir(parents=True)
     template = pack / "templates" / "cards" / "spell.html.j2"
-    _edit(pack / "game.yaml", "template: card", "template: spell")
+    edit(pack / "game.yaml", "template: card", "template: spell")
     template.write_text('{% extends "cards/card.html.j2" %}\n'
                         '{% block extra %}\n<p>火球消耗 4</p>\n{% endblock %}\n',
                         encoding="utf-8")
@@ -75,7 +63,7 @@ def test_a_template_restating_a_rule_is_found_on_its_line(packs: Path) -> None:
 
 
 def test_rule_ranges(packs: Path) -> None:
-    pack = _pack(packs, RULES.replace("cost: 3", "cost: -1").replace("win: 12", "win: 25")
+    pack = give_rules(packs, RULES.replace("cost: 3", "cost: -1").replace("win: 12", "win: 25")
                  .replace("min: 5, max: 9", "min: 6, max: 9"))
     rules = pack / "rules.yaml"
     assert _found(packs) == [
@@ -89,14 +77,14 @@ def test_rule_ranges(packs: Path) -> None:
 
 def test_a_missing_glyph_names_the_character(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "name: 治疗术", "name: 治疗术\U00013000")
+    edit(spells, "name: 治疗术", "name: 治疗术\U00013000")
     assert _found(packs) == [
         f"{spells}:9: error: E080: font 'Noto Sans SC' has no glyph for '\U00013000' (U+13000)"]
 
 
 def test_the_component_list_must_match_what_prints(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
-    _edit(game, "decks:\n", "components:\n  - {name: 法术牌, count: 5, decks: [spells]}\n"
+    edit(game, "decks:\n", "components:\n  - {name: 法术牌, count: 5, decks: [spells]}\n"
                             "  - {name: 火球, count: 1, cards: [S1, S9]}\ndecks:\n")
     assert _found(packs) == [
         f"{game}:12: error: E041: component '法术牌': the game lists 5, the pack prints 4",
@@ -106,7 +94,7 @@ def test_the_component_list_must_match_what_prints(packs: Path) -> None:
 
 def test_text_past_its_box_names_card_field_and_millimetres(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "      text: 造成 **3** 点伤害。<b>不是标记</b>",
+    edit(spells, "      text: 造成 **3** 点伤害。<b>不是标记</b>",
           "      text: " + "造成三点伤害，" * 60)
     [finding] = _found(packs)
     assert finding.startswith(f"{spells}:1: error: E070: card 'S1': 'sections.0 效果' runs ")
@@ -118,19 +106,19 @@ def test_a_coarse_raster_image_is_reported(packs: Path) -> None:
     pack = packs / "mini"
     Image.new("RGB", (100, 100), "red").save(pack / "photo.png")
     (pack / "templates" / "cards").mkdir(parents=True)
-    _edit(pack / "game.yaml", "template: card", "template: spell")
+    edit(pack / "game.yaml", "template: card", "template: spell")
     (pack / "templates" / "cards" / "spell.html.j2").write_text(
         '{% extends "cards/card.html.j2" %}\n{% block extra %}{% if card.art %}'
         '<img src="{{ card.art }}" style="width: 40mm">{% endif %}{% endblock %}\n',
         encoding="utf-8")
-    _edit(pack / "spells.yaml", "  cost: 2\n", "  cost: 2\n  art: photo.png\n")
+    edit(pack / "spells.yaml", "  cost: 2\n", "  cost: 2\n  art: photo.png\n")
     assert _found(packs) == [f"{pack / 'spells.yaml'}:8: error: E071: card 'S2': image "
                              "'photo.png' prints at 63 dpi, below 300"]
 
 
 def test_json_strict_and_exit_codes(packs: Path, capsys) -> None:
     spells = packs / "mini" / "spells.yaml"
-    _edit(spells, "  cost: 2\n", "  cost: 2\n  draft: true\n")
+    edit(spells, "  cost: 2\n", "  cost: 2\n  draft: true\n")
     cards = ["--cards", str(packs)]
     assert cli.main([*cards, "validate", "mini"]) == 0  # a warning alone passes
     assert capsys.readouterr().out == (
