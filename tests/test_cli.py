@@ -17,7 +17,9 @@ def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
     manifest = json.loads((out / "mini" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["outputs"] == [{"file": "cards-letter.pdf", "kind": "cards",
                                     "paper": "letter", "pages": 2,
-                                    "decks": {"spells": {"faces": 4, "backs": 4}}}]
+                                    "decks": {"spells": {"faces": 4, "backs": 4}}},
+                                   {"file": "rulebook.pdf", "kind": "rulebook",
+                                    "paper": "letter", "pages": 5, "decks": {}}]
     assert "cards-letter.pdf: 2 pages" in capsys.readouterr().err
     assert cli.main([*cards, "validate", "mini"]) == 0
     assert capsys.readouterr().out == "mini: 0 errors, 0 warnings\n"

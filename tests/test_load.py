@@ -72,9 +72,9 @@ def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
     edit(game, "players: 1-2人\n", "players: 1-2人\nplayer: 3\n")
     [message] = _messages(packs)
     assert message == (
-        f"{game}:5: error: E010: unknown field 'player' (accepted: backs, components, decks, dice, "
-        "fonts, language, palette, players, rules, sizes, stylesheet, subtitle, tables, title, "
-        "url, version)")
+        f"{game}:5: error: E010: unknown field 'player' (accepted: backs, components, date, "
+        "decks, dice, fonts, language, palette, players, rulebook, rules, sizes, stylesheet, "
+        "subtitle, tables, title, url, version)")
 
 
 def test_count_reference_and_size_errors(packs: Path) -> None:
