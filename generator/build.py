@@ -203,7 +203,7 @@ def build_game(
         files.append((output.file, data, output))
     files += rulebook_files(game, geometry, fonts, options, progress)
     manifest = _write(out_root / name, game, files)
-    progress(f"{name}: wrote {len(manifest['outputs'])} files to {out_root / name} "
+    progress(f"{name}: wrote {sum(o is not None for *_, o in files)} PDFs to {out_root / name} "
              f"in {time.perf_counter() - started:.1f} s")
     return manifest
 
