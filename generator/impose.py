@@ -126,7 +126,8 @@ def _tile_marks(tiling: Tiling, col: int, row: int, label: str) -> Markup:
         ticks += [("left", 0, y - TICK / 2) for y in along_y]
     if row > 0:
         ticks += [("up", x - TICK / 2, 0) for x in along_x]
-    tick = Markup('<div class="tick tick--{}" style="left: {:.3f}mm; top: {:.3f}mm"></div>')
+    tick = Markup('<div class="join-tick join-tick--{}" '
+                  'style="left: {:.3f}mm; top: {:.3f}mm"></div>')
     parts += [tick.format(side, x, y) for side, x, y in ticks]
     return Markup("").join(parts)
 

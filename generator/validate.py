@@ -286,7 +286,8 @@ def _check_rule_ranges(game: Game) -> Iterator[Finding]:
                 yield Finding(where, at(path), f"rule '{path}' is {value}; it must not be "
                               "negative", code="E092")
     for check in checks.get("within", []):
-        low, high = lookup(game.rules, check["min"]), lookup(game.rules, check["max"])
+        low, high = (bound if isinstance(bound, int | float) else lookup(game.rules, bound)
+                     for bound in (check["min"], check["max"]))
         for pattern in check["rules"]:
             for path in match_rules(game.rules, pattern):
                 value = lookup(game.rules, path)

@@ -226,7 +226,7 @@ def test_join_triangles_meet_tip_to_tip() -> None:
 
     def ticks(markup: str, side: str) -> list[tuple[float, float]]:
         found = []
-        for part in markup.split(f'class="tick tick--{side}" style="left: ')[1:]:
+        for part in markup.split(f'class="join-tick join-tick--{side}" style="left: ')[1:]:
             left, rest = part.split("mm; top: ", 1)
             found.append((float(left), float(rest.split("mm", 1)[0])))
         return found
