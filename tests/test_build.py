@@ -130,7 +130,7 @@ def test_no_backs_option(tmp_path: Path) -> None:
 def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path) -> None:
     build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=tmp_path)
     files = [output["file"] for output in _manifest(default_a4)["outputs"]]
-    assert len(files) == 6
+    assert len(files) == 7  # six component PDFs and the rulebook
     for name in [*files, "manifest.json"]:
         assert (tmp_path / DEFAULT_GAME / name).read_bytes() == (default_a4 / name).read_bytes()
 

@@ -77,15 +77,18 @@ def test_a_changed_parameter_is_changed_in_the_rulebook(tmp_path: Path, default_
     cards = copy_real_pack(tmp_path)
     path = cards / DEFAULT_GAME / "rules.yaml"
     rules = yaml.safe_load(path.read_text(encoding="utf-8"))
-    old = rules["start"]["farmer"]["wealth"], rules["calamity"]["win_max"]
-    rules["start"]["farmer"]["wealth"] = 7
+    farmer = rules["start"]["farmer"]
+    old = "".join(str(farmer[key]) for key in ("wealth", "merit", "wisdom"))
+    win = rules["calamity"]["win_max"]
+    farmer["wealth"] = 7
     rules["calamity"]["win_max"] = 11
     path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
     build_rulebook(DEFAULT_GAME, out_root=tmp_path / "out", cards_dir=cards)
     before = "".join(page_texts(default_a4 / "rulebook.pdf"))
     after = "".join(page_texts(tmp_path / "out" / DEFAULT_GAME / "rulebook.pdf"))
-    assert f"农夫{old[0]}" in before and "农夫7" in after and f"农夫{old[0]}" not in after
-    assert f"劫难≤{old[1]}" in before and "劫难≤11" in after and f"劫难≤{old[1]}" not in after
+    new = "7" + old[1:]
+    assert f"农夫{old}" in before and f"农夫{new}" in after and f"农夫{old}" not in after
+    assert f"劫难≤{win}" in before and "劫难≤11" in after and f"劫难≤{win}" not in after
 
 
 def test_a_reference_to_missing_data_is_a_finding_at_its_line(packs: Path) -> None:
