@@ -1,0 +1,41 @@
+"""Every game pack but the default: builds on both papers, prints what its rulebook lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from generator import DEFAULT_GAME
+from generator.build import BuildOptions, build_game
+from generator.load import list_games, load_game
+
+from .conftest import MM
+
+PAPERS = {"a4": (210, 297), "letter": (215.9, 279.4)}
+PACKS = [name for name in list_games() if name != DEFAULT_GAME]
+
+
+@pytest.mark.parametrize("name", PACKS)
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_pack_builds_and_prints_its_component_list(name: str, paper: str,
+                                                   tmp_path: Path) -> None:
+    manifest = build_game(name, BuildOptions(paper=paper), out_root=tmp_path)
+    width, height = PAPERS[paper]
+    for output in manifest["outputs"]:
+        reader = PdfReader(tmp_path / name / output["file"])
+        assert len(reader.pages) == output["pages"]
+        for page in reader.pages:
+            assert float(page.mediabox.width) == pytest.approx(width * MM, abs=0.05)
+            assert float(page.mediabox.height) == pytest.approx(height * MM, abs=0.05)
+    printed = {deck: info["faces"]
+               for output in manifest["outputs"] for deck, info in output["decks"].items()}
+    game = load_game(name)
+    copies = {card.id: card.qty for deck in game.decks for card in deck.cards}
+    assert game.spec.components, "the pack states its component list"
+    for item in game.spec.components:
+        held = (sum(printed[deck] for deck in item.decks) + sum(copies[c] for c in item.cards)
+                + sum(printed[die] for die in item.dice))
+        assert held == item.count, item.name
+    assert {o["kind"] for o in manifest["outputs"]} >= {"cards", "rulebook"}
