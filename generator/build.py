@@ -14,7 +14,7 @@ from .errors import Finding, PackError, display_path
 from .fit import measure
 from .fonts import FontRegistry, load_fonts
 from .geometry import Box, Geometry, load_geometry
-from .impose import Sheet, booklet_order, impose_deck, marks_svg
+from .impose import Sheet, booklet_order, impose_deck, marks_svg, overview
 from .load import Game, line_of, load_game
 from .manifest import Output, write_manifest
 from .pdf import impose_booklet, layout, write_atomic, write_pdf
@@ -98,6 +98,8 @@ def plan_outputs(game: Game, geometry: Geometry, fonts: FontRegistry,
             deck_sheets = impose_deck(deck.spec.id, fronts, backs, grid, geometry,
                                       options.backs, tiling, deck.spec.crop_marks)
             sheets += deck_sheets
+            if deck.spec.overview and tiling.count > 1:
+                sheets += overview(deck.spec.id, fronts, tiling, geometry, options.paper)
             output.decks[deck.spec.id] = {
                 "faces": len(fronts),
                 "backs": sum(len(s.slots) for s in deck_sheets if s.side == "back"),

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
-from .geometry import Geometry, Grid, Tiling
+from .geometry import Box, Geometry, Grid, Tiling
 from .render import Face
 
 TICK = 2.4  # mm: the size of an alignment triangle on a tiled component's join
@@ -21,6 +21,7 @@ class Piece:
     shift_x: float = 0
     shift_y: float = 0
     overlay: Markup = Markup("")
+    scale: float = 1
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,21 @@ def impose_deck(
             sheets.append(Sheet(grid, "back", deck_id, _place(grid, geometry, back_cells),
                                 crop_marks))
     return sheets
+
+
+def overview(deck_id: str, faces: list[Face], tiling: Tiling, geometry: Geometry,
+             paper: str) -> list[Sheet]:
+    """Each tiled face once more, whole and scaled to fit one page, for seeing it assembled."""
+    sheet = geometry.papers[paper]
+    room = Box(sheet.width - 2 * geometry.min_margin, sheet.height - 2 * geometry.min_margin)
+    whole = tiling.whole
+    scale = round(min(room.width / whole.width, room.height / whole.height, 1), 4)
+    shown = Box(round(whole.width * scale, 4), round(whole.height * scale, 4))
+    grid = Grid(sheet, shown, 1, 1, round((sheet.width - shown.width) / 2, 4),
+                round((sheet.height - shown.height) / 2, 4))
+    return [Sheet(grid, "overview", deck_id, [Slot(Piece(face, scale=scale), 0, 0, grid.left,
+                                                   grid.top, 0, 0, 0, 0)], crop_marks=False)
+            for face in faces]
 
 
 def marks_svg(sheet: Sheet, geometry: Geometry) -> Markup:

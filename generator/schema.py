@@ -59,6 +59,8 @@ class DeckSpec(Strict):
     double_sided: bool = Field(False, description="the back of each card is its own face")
     output: str = "cards"
     crop_marks: bool = Field(True, description="false for sheets used uncut, e.g. score pads")
+    overview: bool = Field(False, description="a tiled component is also printed whole, "
+                           "scaled to one page")
     color: Color | None = None
     fields: dict[str, FieldSpec] = {}
 

@@ -16,7 +16,7 @@ from generator.geometry import Box, load_geometry
 from generator.impose import TICK, tile
 from generator.render import Face
 
-from .conftest import copy_real_pack, flat, page_texts
+from .conftest import copy_real_pack, edit, flat, page_texts
 
 PACK = CARDS_DIR / DEFAULT_GAME
 RULES = yaml.safe_load((PACK / "rules.yaml").read_text(encoding="utf-8"))
@@ -238,3 +238,19 @@ def test_join_triangles_meet_tip_to_tip() -> None:
         assert rx + TICK == pytest.approx(glue_edge, abs=1e-3)  # tip on the strip's edge
         assert second.shift_x + lx == pytest.approx(first.shift_x + glue_edge, abs=1e-3)
         assert ry == ly
+
+
+def test_a_tiled_board_can_also_print_whole_on_one_page(packs: Path, tmp_path: Path) -> None:
+    """A 380×260 mm board: two A4 pieces, then an overview page at a scale that fits."""
+    game = packs / "mini" / "game.yaml"
+    edit(game, "decks:\n", "sizes:\n  board: {width: 380, height: 260}\ndecks:\n"
+         "  - {id: board, name: 棋盘, file: board.yaml, size: board, template: card, count: 1,"
+         " output: board, overview: true}\n")
+    (packs / "mini" / "board.yaml").write_text("- {id: BD, name: 九宫棋盘}\n", encoding="utf-8")
+    manifest = build_game("mini", out_root=tmp_path, cards_dir=packs)
+    board = next(o for o in manifest["outputs"] if o["kind"] == "board")
+    assert board["decks"]["board"] == {"faces": 1, "backs": 0, "pieces": 2}
+    assert board["pages"] == 3
+    texts = page_texts(tmp_path / "mini" / "board-a4.pdf")
+    assert ["1/2" in t for t in texts] == [True, False, False]
+    assert texts[-1].count("九宫棋盘") == 1 and "粘贴区" not in texts[-1]
