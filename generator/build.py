@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR
-from .dice import dice_pdf
+from .cache import BuildOptions, input_digest, remember
 from .errors import Finding, PackError, display_path
 from .fit import measure
 from .fonts import FontRegistry, load_fonts
@@ -24,17 +24,6 @@ from .validate import errors_only, validate
 
 Progress = Callable[[str], None]
 MIN_DPI = 300  # raster images print at least this sharp
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """What the designer asked for."""
-
-    paper: str = "a4"
-    backs: bool = True
-    html: bool = False
-    strict: bool = False
-    booklet: bool = False
 
 
 def check(
@@ -184,6 +173,7 @@ def build_game(
 ) -> dict:
     """Build every output of a game; nothing is written unless everything succeeded."""
     started = time.perf_counter()
+    digest = input_digest(cards_dir / name, options)
     game, geometry, fonts = _checked(name, cards_dir, options, progress)
     planned = plan_outputs(game, geometry, fonts, options)
     documents, found = lay_out(game, fonts, planned, progress)
@@ -196,6 +186,8 @@ def build_game(
                           None))
         files.append((plan.output.file, write_pdf(document), plan.output))
     if game.spec.dice:
+        from .dice import dice_pdf  # reportlab is loaded only for packs with dice
+
         data, pages = dice_pdf(game.spec.dice, geometry.papers[options.paper],
                                margin=geometry.min_margin,
                                title=f"{game.spec.title} {game.spec.version} — dice")
@@ -205,6 +197,7 @@ def build_game(
         files.append((output.file, data, output))
     files += rulebook_files(game, geometry, fonts, options, progress)
     manifest = _write(out_root / name, game, files)
+    remember(out_root / name, options.paper, digest, [file for file, _, _ in files])
     progress(f"{name}: wrote {sum(o is not None for *_, o in files)} PDFs to {out_root / name} "
              f"in {time.perf_counter() - started:.1f} s")
     return manifest

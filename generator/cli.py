@@ -10,9 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME
-from .build import BuildOptions, build_game, build_rulebook, validate_game
+from .cache import BuildOptions, input_digest, is_fresh
 from .errors import PackError, PnpError
-from .load import list_games, load_game
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 EXIT_CODES = """exit codes:
@@ -30,10 +29,18 @@ def _games(names: list[str]) -> list[str]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    """Validate, then render every output of each game."""
+    """Validate, then render every output of each game whose inputs changed."""
     options = BuildOptions(paper=args.paper, backs=not args.no_backs, html=args.html,
                            strict=args.strict, booklet=args.booklet)
     for name in _games(args.games):
+        pack = args.cards / name
+        if not args.force and (pack / "game.yaml").is_file() and is_fresh(
+                args.out / name, options.paper, input_digest(pack, options)):
+            _progress(f"{name}: up to date (nothing changed since the last build; --force "
+                      "rebuilds)")
+            continue
+        from .build import build_game
+
         build_game(name, options, out_root=args.out, cards_dir=args.cards, progress=_progress)
     return EXIT_OK
 
@@ -42,6 +49,8 @@ def cmd_rulebook(args: argparse.Namespace) -> int:
     """Validate, then write only the rulebook of each game."""
     options = BuildOptions(paper=args.paper, html=args.html, strict=args.strict,
                            booklet=args.booklet)
+    from .build import build_rulebook
+
     for name in _games(args.games):
         build_rulebook(name, options, out_root=args.out, cards_dir=args.cards,
                        progress=_progress)
@@ -50,6 +59,8 @@ def cmd_rulebook(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Check each game and print every finding, then a summary (or all of it as JSON)."""
+    from .build import validate_game
+
     status, report = EXIT_OK, []
     for name in _games(args.games):
         findings = validate_game(name, args.cards, args.paper,
@@ -72,6 +83,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every game pack with its title, version and card count."""
+    from .load import list_games, load_game
+
     for name in list_games(args.cards):
         try:
             game = load_game(name, args.cards)
@@ -102,6 +115,8 @@ def parser() -> argparse.ArgumentParser:
     build.set_defaults(func=cmd_build)
 
     build.add_argument("--strict", action="store_true", help="refuse to build on warnings too")
+    build.add_argument("--force", action="store_true",
+                       help="build even when nothing changed since the last build")
     build.add_argument("--booklet", action="store_true",
                        help="also impose the rulebook as a saddle-stitched booklet")
 

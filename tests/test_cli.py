@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,26 @@ def test_css_weasyprint_ignores_is_reported(packs: Path, tmp_path: Path, capsys)
     err = capsys.readouterr().err
     assert "pnp: mini: cards-a4.pdf: warning: CSS Ignored `colour: red` at " in err
     assert "unknown property" in err
+
+
+def test_a_build_with_nothing_changed_is_skipped(packs: Path, tmp_path: Path) -> None:
+    """Nothing is laid out, and WeasyPrint not even imported, when no input changed."""
+    command = ["--cards", str(packs), "build", "mini", "--out", str(tmp_path)]
+    assert cli.main(command) == 0
+    pdf = tmp_path / "mini" / "cards-a4.pdf"
+    first = pdf.stat().st_mtime_ns
+    script = ("import sys; from generator import cli; code = cli.main(sys.argv[1:]); "
+              "print(code, 'weasyprint' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", script, *command], capture_output=True,
+                         text=True, check=True)
+    assert run.stdout == "0 False\n"
+    assert "mini: up to date" in run.stderr
+    assert pdf.stat().st_mtime_ns == first
+    spells = packs / "mini" / "spells.yaml"
+    spells.write_text(spells.read_text(encoding="utf-8").replace("火球术", "大火球术"),
+                      encoding="utf-8")
+    assert cli.main(command) == 0
+    assert pdf.stat().st_mtime_ns != first  # an edit rebuilds
+    second = pdf.stat().st_mtime_ns
+    assert cli.main([*command, "--force"]) == 0
+    assert pdf.stat().st_mtime_ns != second
