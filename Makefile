@@ -33,6 +33,9 @@ build: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
+bench: setup
+	$(BIN)/python -m generator.bench
+
 lint: setup
 	$(BIN)/ruff check generator tests
 
