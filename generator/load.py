@@ -216,6 +216,9 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
     rules_data = _load_rules(root, spec, findings)
     rules = plain(rules_data) if rules_data else {}
     texts = [Text(where, line, text) for line, text in strings(data)]
+    if rules and "tables" in data:  # table text may quote the rules too
+        expand_tree(data["tables"], rules, where, findings, data.lines.get("tables", 0))
+        spec = GameSpec.model_validate(data)
     decks = [_load_deck(root, deck, rules, findings, texts) for deck in spec.decks]
     if findings:
         raise PackError(findings)

@@ -150,3 +150,11 @@ def test_a_rules_file_that_is_not_a_mapping_is_an_error(packs: Path) -> None:
     give_rules(packs, "- 1\n- 2\n")
     rules = packs / "mini" / "rules.yaml"
     assert _messages(packs) == [f"{rules}:1: error: E005: the rules file must be a YAML mapping"]
+
+
+def test_game_tables_quote_the_rules_too(packs: Path) -> None:
+    give_rules(packs, "fire: {cost: 3}\n")
+    edit(packs / "mini" / "game.yaml", "decks:\n",
+         'tables:\n  kinds:\n    fire: {text: "消耗 {fire.cost} 点"}\ndecks:\n')
+    game, _, _, _ = check("mini", packs)
+    assert game.spec.tables["kinds"]["fire"]["text"] == "消耗 3 点"
