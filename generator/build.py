@@ -6,18 +6,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR
 from .cache import BuildOptions, input_digest, remember
 from .errors import Finding, PackError, display_path
-from .fit import measure
 from .fonts import FontRegistry, load_fonts
 from .geometry import Box, Geometry, load_geometry
 from .impose import Sheet, booklet_order, impose_deck, marks_svg, overview
 from .load import Game, line_of, load_game
 from .manifest import Output, write_manifest
-from .pdf import impose_booklet, layout, write_atomic, write_pdf
+from .pdf import Rendered, impose_booklet, render_all, write_atomic
 from .render import Face, Renderer
 from .rulebook import has_rulebook, rulebook_html
 from .validate import errors_only, validate
@@ -113,47 +111,26 @@ def sources(game: Game) -> dict[str, tuple[str, int]]:
     return sites
 
 
-def lay_out(game: Game, fonts: FontRegistry, planned: list[Planned],
-            progress: Progress) -> tuple[list[Any], list[Finding]]:
-    """Lay out every planned output; return the documents and what measuring them found."""
-    documents, found = [], []
-    sites = sources(game)
-    for plan in planned:
-        step = time.perf_counter()
-        file = plan.output.file
-        document = layout(plan.html, game.root, fonts.files(),
-                          warn=lambda message, file=file: progress(
-                              f"{game.name}: {file}: warning: {message}"))
-        documents.append(document)
-        found += measure(document, sites, MIN_DPI)
-        progress(f"{game.name}: {file}: {plan.output.pages} pages laid out "
-                 f"in {time.perf_counter() - step:.1f} s")
-    return documents, found
-
-
-def rulebook_files(game: Game, geometry: Geometry, fonts: FontRegistry, options: BuildOptions,
-                   progress: Progress) -> list[tuple[str, bytes, Output | None]]:
-    """The rulebook PDF, its booklet when asked for, and their HTML when asked for."""
+def rulebook_htmls(game: Game, geometry: Geometry, fonts: FontRegistry,
+                   options: BuildOptions) -> list[tuple[str, bool, str]]:
+    """The rulebook, and its booklet when asked for: (file stem, booklet?, HTML) each."""
     if not has_rulebook(game):
         return []
-    files: list[tuple[str, bytes, Output | None]] = []
     variants = [("rulebook", False)] + ([("rulebook-booklet", True)] if options.booklet else [])
-    for stem, booklet in variants:
-        step = time.perf_counter()
-        html = rulebook_html(game, geometry, fonts, options.paper, booklet)
-        document = layout(html, game.root, fonts.files(),
-                          warn=lambda message, stem=stem: progress(
-                              f"{game.name}: {stem}.pdf: warning: {message}"))
-        data, pages = write_pdf(document), len(document.pages)
-        if booklet:
-            order = booklet_order(pages)
-            data = impose_booklet(data, geometry.papers[options.paper], order)
-            pages = len(order)
-        if options.html:
-            files.append((f"{stem}.html", html.encode("utf-8"), None))
-        files.append((f"{stem}.pdf", data, Output(f"{stem}.pdf", stem, options.paper, pages)))
-        progress(f"{game.name}: {stem}.pdf: {pages} pages in {time.perf_counter() - step:.1f} s")
-    return files
+    return [(stem, booklet, rulebook_html(game, geometry, fonts, options.paper, booklet))
+            for stem, booklet in variants]
+
+
+def render_documents(game: Game, fonts: FontRegistry, named: list[tuple[str, str]],
+                     progress: Progress, write: bool = True) -> list[Rendered]:
+    """Lay out, measure and write each (file, HTML), side by side on the machine's cores."""
+    rendered = render_all([html for _, html in named], game.root, fonts.files(),
+                          sources(game), MIN_DPI, write)
+    for (file, _), result in zip(named, rendered, strict=True):
+        for message in result.warnings:
+            progress(f"{game.name}: {file}: warning: {message}")
+        progress(f"{game.name}: {file}: {result.pages} pages in {result.seconds:.1f} s")
+    return rendered
 
 
 def _write(out_dir: Path, game: Game, files: list[tuple[str, bytes, Output | None]]) -> dict:
@@ -176,15 +153,19 @@ def build_game(
     digest = input_digest(cards_dir / name, options)
     game, geometry, fonts = _checked(name, cards_dir, options, progress)
     planned = plan_outputs(game, geometry, fonts, options)
-    documents, found = lay_out(game, fonts, planned, progress)
+    books = rulebook_htmls(game, geometry, fonts, options)
+    named = [(plan.output.file, plan.html) for plan in planned]
+    named += [(f"{stem}.pdf", html) for stem, _, html in books]
+    rendered = render_documents(game, fonts, named, progress)
+    found = [finding for result in rendered for finding in result.findings]
     if errors_only(found) or (options.strict and found):
         raise PackError(found if options.strict else errors_only(found))
     files: list[tuple[str, bytes, Output | None]] = []
-    for plan, document in zip(planned, documents, strict=True):
+    for plan, result in zip(planned, rendered[:len(planned)], strict=True):
         if options.html:
             files.append((plan.output.file.replace(".pdf", ".html"), plan.html.encode("utf-8"),
                           None))
-        files.append((plan.output.file, write_pdf(document), plan.output))
+        files.append((plan.output.file, result.pdf, plan.output))
     if game.spec.dice:
         from .dice import dice_pdf  # reportlab is loaded only for packs with dice
 
@@ -195,7 +176,7 @@ def build_game(
                         pages=pages,
                         decks={die.id: {"faces": die.count, "backs": 0} for die in game.spec.dice})
         files.append((output.file, data, output))
-    files += rulebook_files(game, geometry, fonts, options, progress)
+    files += _rulebook_files(books, rendered[len(planned):], geometry, options)
     manifest = _write(out_root / name, game, files)
     remember(out_root / name, options.paper, digest, [file for file, _, _ in files])
     progress(f"{name}: wrote {sum(o is not None for *_, o in files)} PDFs to {out_root / name} "
@@ -215,7 +196,27 @@ def build_rulebook(
     if not has_rulebook(game):
         where = display_path(game.root / game.spec.rulebook.file)
         raise PackError([Finding(where, 0, "the game has no rulebook", code="E001")])
-    return _write(out_root / name, game, rulebook_files(game, geometry, fonts, options, progress))
+    books = rulebook_htmls(game, geometry, fonts, options)
+    rendered = render_documents(game, fonts, [(f"{stem}.pdf", html) for stem, _, html in books],
+                                progress)
+    return _write(out_root / name, game, _rulebook_files(books, rendered, geometry, options))
+
+
+def _rulebook_files(books: list[tuple[str, bool, str]], rendered: list[Rendered],
+                    geometry: Geometry, options: BuildOptions) -> list[tuple[str, bytes,
+                                                                              Output | None]]:
+    """The rulebook's files: its PDF, the booklet imposed two up, and the HTML when asked."""
+    files: list[tuple[str, bytes, Output | None]] = []
+    for (stem, booklet, html), result in zip(books, rendered, strict=True):
+        data, pages = result.pdf, result.pages
+        if booklet:
+            order = booklet_order(pages)
+            data = impose_booklet(data, geometry.papers[options.paper], order)
+            pages = len(order)
+        if options.html:
+            files.append((f"{stem}.html", html.encode("utf-8"), None))
+        files.append((f"{stem}.pdf", data, Output(f"{stem}.pdf", stem, options.paper, pages)))
+    return files
 
 
 def _checked(name: str, cards_dir: Path, options: BuildOptions,
@@ -239,6 +240,7 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR, paper: str = "a4",
         return exc.findings
     if errors_only(findings):
         return findings
-    _, found = lay_out(game, fonts, plan_outputs(game, geometry, fonts, BuildOptions(paper)),
-                       progress)
-    return sorted(findings + found)
+    planned = plan_outputs(game, geometry, fonts, BuildOptions(paper))
+    rendered = render_documents(game, fonts, [(p.output.file, p.html) for p in planned],
+                                progress, write=False)
+    return sorted(findings + [f for result in rendered for f in result.findings])

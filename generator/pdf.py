@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import io
 import logging
+import multiprocessing
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -142,6 +146,50 @@ def write_pdf(document: Any) -> bytes:
     """
     with _watching(lambda message: None):
         return document.write_pdf(finisher=_viewer_preferences)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One HTML document made into a PDF: its bytes and pages, what measuring it found, and
+    WeasyPrint's warnings about it."""
+
+    pdf: bytes
+    pages: int
+    findings: list
+    warnings: list[str]
+    seconds: float
+
+
+def render(html: str, base_dir: Path, allowed_files: list[Path],
+           sites: dict[str, tuple[str, int]], min_dpi: float, write: bool = True) -> Rendered:
+    """Lay out, measure and (when `write`) write one document; runs in a worker process."""
+    from .fit import measure
+
+    started = time.perf_counter()
+    warnings: list[str] = []
+    document = layout(html, base_dir, allowed_files, warnings.append)
+    findings = measure(document, sites, min_dpi)
+    data = write_pdf(document) if write and not any(f.level == "error" for f in findings) else b""
+    return Rendered(data, len(document.pages), findings, warnings,
+                    time.perf_counter() - started)
+
+
+def render_all(htmls: list[str], base_dir: Path, allowed_files: list[Path],
+               sites: dict[str, tuple[str, int]], min_dpi: float,
+               write: bool = True) -> list[Rendered]:
+    """Render documents side by side, one process a core: WeasyPrint itself is single-threaded.
+
+    The longest document goes first; the results come back in the order given.
+    """
+    jobs = [(html, base_dir, allowed_files, sites, min_dpi, write) for html in htmls]
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers < 2:
+        return [render(*job) for job in jobs]
+    order = sorted(range(len(jobs)), key=lambda i: -len(htmls[i]))
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = {i: pool.submit(render, *jobs[i]) for i in order}
+        return [futures[i].result() for i in range(len(jobs))]
 
 
 def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> bytes:
