@@ -19,10 +19,11 @@ from pathlib import Path
 from . import CARDS_DIR, DEFAULT_GAME
 
 STAGES = """
-import json, resource, sys, time
+import json, resource, sys, tempfile, time
 from pathlib import Path
 started = time.perf_counter()
-from generator.build import BuildOptions, check, plan_outputs, render_documents
+from generator.build import BuildOptions, PartCache, Workers, check, plan_outputs, render_documents
+from generator.build import rulebooks
 times = {"import": time.perf_counter() - started}
 def stage(name, call):
     began = time.perf_counter()
@@ -31,12 +32,15 @@ def stage(name, call):
     return result
 game, geometry, fonts, _ = stage("load+validate", lambda: check(sys.argv[1], Path(sys.argv[2])))
 planned = stage("render html", lambda: plan_outputs(game, geometry, fonts, BuildOptions()))
-named = [(plan.output.file, plan.html) for plan in planned]
-rendered = stage("layout+write", lambda: render_documents(game, fonts, named, lambda m: None))
+books = stage("rulebook html", lambda: [(s, b, r) for s, b, r in rulebooks(
+    game, geometry, fonts, BuildOptions()) if r.parts])
+with tempfile.TemporaryDirectory() as folder, Workers() as workers:
+    rendered = stage("layout+write", lambda: render_documents(
+        game, fonts, planned, books, lambda m: None, PartCache(Path(folder)), workers))
 cards = sum(deck.copies for deck in game.decks)
 pages = sum(result.pages for result in rendered)
-peak = max(resource.getrusage(who).ru_maxrss
-           for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
+peak = {who: resource.getrusage(getattr(resource, who)).ru_maxrss / 1024
+        for who in ("RUSAGE_SELF", "RUSAGE_CHILDREN")}
 print(json.dumps({"times": times, "cards": cards, "pages": pages, "peak_mb": peak}))
 """
 
@@ -50,11 +54,17 @@ def _stages(game: str, cards: Path) -> dict:
     return json.loads(_python("-c", STAGES, game, str(cards)).stdout)
 
 
-def _timed_build(game: str, cards: Path, out: Path, *extra: str) -> float:
+def _timed_build(game: str, cards: Path, out: Path, *extra: str) -> tuple[float, str]:
+    """Wall time of a whole `pnp build` in a fresh process, and what it said about its parts."""
     began = time.perf_counter()
-    _python("-m", "generator.cli", "--cards", str(cards), "build", game, "--out", str(out),
-            *extra)
-    return time.perf_counter() - began
+    run = _python("-m", "generator.cli", "--cards", str(cards), "build", game, "--out", str(out),
+                  *extra)
+    seconds = time.perf_counter() - began
+    lines = run.stderr.splitlines()
+    said = [line.split(": ", 2)[-1] for line in lines if "parts laid out" in line
+            and " 0 of " not in line] + [line.split("(")[-1].rstrip(")") for line in lines
+                                          if "from the cache" in line]
+    return seconds, "; ".join(said) or lines[-1]
 
 
 def _synthetic(cards: Path, copies: int) -> str:
@@ -80,29 +90,51 @@ def _synthetic(cards: Path, copies: int) -> str:
     return name
 
 
+def _chromium(html_dir: Path) -> float | None:
+    """Seconds headless Chromium takes to print the same HTML files, one after the other."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        return None
+    began = time.perf_counter()
+    for page in sorted(html_dir.glob("*.html")):
+        target = page.with_suffix(".chromium.pdf")
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--no-pdf-header-footer", f"--print-to-pdf={target}", page.as_uri()],
+                       capture_output=True, check=True)
+    return time.perf_counter() - began
+
+
 def main() -> None:
     """Print the figures."""
-    print("pnp benchmark (each figure from a fresh process; 2 cores, so noisy by a few %)")
+    print(f"pnp benchmark (each figure from a fresh process; {os.cpu_count()} cores, so noisy "
+          "by a few %)")
     cold = _stages(DEFAULT_GAME, CARDS_DIR)
     total = sum(cold["times"].values())
-    print(f"\ncold build of {DEFAULT_GAME}'s card outputs: {cold['cards']} cards, "
-          f"{cold['pages']} pages, {total:.2f} s, {cold['cards'] / total:.0f} cards/s, "
-          f"peak {cold['peak_mb']:.0f} MB in one process")
+    print(f"\ncold build of {DEFAULT_GAME}, no cache: {cold['cards']} cards, {cold['pages']} "
+          f"pages, {total:.2f} s, {cold['cards'] / total:.0f} cards/s")
     for name, seconds in cold["times"].items():
         print(f"  {name:<14} {seconds:6.2f} s")
     with tempfile.TemporaryDirectory() as tmp:
         cards, out = Path(tmp) / "cards", Path(tmp) / "out"
         shutil.copytree(CARDS_DIR / DEFAULT_GAME, cards / DEFAULT_GAME)
-        full = _timed_build(DEFAULT_GAME, cards, out)
-        same = _timed_build(DEFAULT_GAME, cards, out)
-        events = cards / DEFAULT_GAME / "collective.yaml"
-        events.write_text(events.read_text(encoding="utf-8").replace("旱魃肆虐", "旱魃大肆虐"),
-                          encoding="utf-8")
-        edited = _timed_build(DEFAULT_GAME, cards, out)
-        print(f"\nwhole `pnp build` (every output, rulebook included): {full:.2f} s")
+        full, said = _timed_build(DEFAULT_GAME, cards, out, "--html")
+        print(f"\nwhole `pnp build --html` (every output, rulebook included): {full:.2f} s"
+              f" ({said})")
+        seconds = _chromium(out / DEFAULT_GAME)
+        if seconds is None:
+            print("  chromium: not installed, so no comparison (apt-get install chromium)")
+        else:
+            print(f"  headless chromium printing the same HTML files: {seconds:.2f} s; "
+                  f"ratio pnp/chromium {full / seconds:.2f}")
+        same, _ = _timed_build(DEFAULT_GAME, cards, out, "--html")
         print(f"  nothing changed:  {same:.2f} s (no layout, WeasyPrint not imported)")
-        print(f"  one card edited:  {edited:.2f} s (every output is rebuilt today)")
-        print(f"  (outputs are laid out side by side, one process a core: {os.cpu_count()})")
+        events = cards / DEFAULT_GAME / "collective.yaml"
+        for old, new, what in (("旱魃肆虐", "旱魃大肆虐", "one card's name"),
+                               ("宁可饿死", "宁可饕死", "one card's motto, with a new character")):
+            events.write_text(events.read_text(encoding="utf-8").replace(old, new),
+                              encoding="utf-8")
+            edited, said = _timed_build(DEFAULT_GAME, cards, out, "--html")
+            print(f"  {what} edited: {edited:.2f} s ({said})")
         sizes = {}
         for copies in (120, 1200, 2000):
             name = _synthetic(cards, copies)
@@ -111,10 +143,10 @@ def main() -> None:
         ratio = sum(large["times"].values()) / sum(small["times"].values())
         print(f"\nscaling: 120 cards {sum(small['times'].values()):.1f} s, 1,200 cards "
               f"{sum(large['times'].values()):.1f} s: {ratio:.1f}x the time for 10x the cards")
-        print(f"peak memory: 120 cards {small['peak_mb']:.0f} MB, 2,000 cards "
-              f"{sizes[2000]['peak_mb']:.0f} MB")
-    if shutil.which("chromium") is None:
-        print("\nchromium: not installed, so no comparison (apt-get install chromium)")
+        for copies in (120, 2000):
+            peak = sizes[copies]["peak_mb"]
+            print(f"peak memory, {copies:,} cards: {peak['RUSAGE_SELF']:.0f} MB in the main "
+                  f"process, {peak['RUSAGE_CHILDREN']:.0f} MB in the largest worker")
 
 
 if __name__ == "__main__":

@@ -8,19 +8,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR
-from .cache import BuildOptions, input_digest, remember
+from .cache import BuildOptions, LaidOut, PartCache, input_digest, part_key, remember, write_atomic
 from .errors import Finding, PackError, display_path
+from .fit import locate
 from .fonts import FontRegistry, load_fonts
 from .geometry import Box, Geometry, load_geometry
 from .impose import Sheet, booklet_order, impose_deck, marks_svg, overview
 from .load import Game, line_of, load_game
 from .manifest import Output, write_manifest
-from .pdf import Rendered, impose_booklet, render_all, write_atomic
+from .pdf import Workers, impose_booklet, join_pdfs
 from .render import Face, Renderer
-from .rulebook import has_rulebook, rulebook_html
+from .rulebook import Rulebook, has_rulebook, rulebook
 from .validate import errors_only, validate
 
 Progress = Callable[[str], None]
+PARTS_DIR = ".parts"  # laid-out parts kept between builds, inside build/<game>/
 MIN_DPI = 300  # raster images print at least this sharp
 
 
@@ -54,10 +56,23 @@ def document_html(game: Game, renderer: Renderer, sheets: list[Sheet], paper: st
 
 @dataclass
 class Planned:
-    """One output ready to lay out: its manifest entry and its HTML."""
+    """One output ready to lay out: its manifest entry, the HTML of each of its parts, and the
+    whole document's HTML when it was asked for."""
 
     output: Output
-    html: str
+    parts: list[str]
+    html: str = ""
+
+
+def duplex_groups(sheets: list[Sheet]) -> list[list[Sheet]]:
+    """The sheets in parts of one sheet each, with its backs: an edited card changes one part."""
+    groups: list[list[Sheet]] = []
+    for sheet in sheets:
+        if sheet.side == "back" and groups:
+            groups[-1].append(sheet)
+        else:
+            groups.append([sheet])
+    return groups or [[]]
 
 
 def plan_outputs(game: Game, geometry: Geometry, fonts: FontRegistry,
@@ -95,8 +110,11 @@ def plan_outputs(game: Game, geometry: Geometry, fonts: FontRegistry,
                 output.decks[deck.spec.id]["pieces"] = len(fronts) * tiling.count
         output.pages = len(sheets)
         title = f"{game.spec.title} {game.spec.version} — {kind} ({options.paper})"
-        planned.append(Planned(output, document_html(game, renderer, sheets, options.paper,
-                                                     fonts, title)))
+        parts = [document_html(game, renderer, group, options.paper, fonts, title)
+                 for group in duplex_groups(sheets)]
+        whole = document_html(game, renderer, sheets, options.paper, fonts, title) \
+            if options.html else ""
+        planned.append(Planned(output, parts, whole))
     return planned
 
 
@@ -111,26 +129,123 @@ def sources(game: Game) -> dict[str, tuple[str, int]]:
     return sites
 
 
-def rulebook_htmls(game: Game, geometry: Geometry, fonts: FontRegistry,
-                   options: BuildOptions) -> list[tuple[str, bool, str]]:
-    """The rulebook, and its booklet when asked for: (file stem, booklet?, HTML) each."""
+def rulebooks(game: Game, geometry: Geometry, fonts: FontRegistry,
+              options: BuildOptions) -> list[tuple[str, bool, Rulebook]]:
+    """The rulebook, and its booklet when asked for: (file stem, booklet?, rulebook) each."""
     if not has_rulebook(game):
         return []
     variants = [("rulebook", False)] + ([("rulebook-booklet", True)] if options.booklet else [])
-    return [(stem, booklet, rulebook_html(game, geometry, fonts, options.paper, booklet))
+    return [(stem, booklet, rulebook(game, geometry, fonts, options.paper, booklet))
             for stem, booklet in variants]
 
 
-def render_documents(game: Game, fonts: FontRegistry, named: list[tuple[str, str]],
-                     progress: Progress, write: bool = True) -> list[Rendered]:
-    """Lay out, measure and write each (file, HTML), side by side on the machine's cores."""
-    rendered = render_all([html for _, html in named], game.root, fonts.files(),
-                          sources(game), MIN_DPI, write)
-    for (file, _), result in zip(named, rendered, strict=True):
-        for message in result.warnings:
-            progress(f"{game.name}: {file}: warning: {message}")
-        progress(f"{game.name}: {file}: {result.pages} pages in {result.seconds:.1f} s")
+@dataclass(frozen=True)
+class Rendered:
+    """One output file made from its parts: the PDF (empty when not written), its pages, the
+    findings and warnings on them, and how many parts were laid out anew."""
+
+    pdf: bytes
+    pages: int
+    findings: list[Finding]
+    warnings: list[str]
+    parts: int
+    laid_out: int
+    seconds: float
+
+
+class Layouts:
+    """Every part of a build laid out once: from the cache when it is there, else side by side
+    on the machine's cores."""
+
+    def __init__(self, game: Game, fonts: FontRegistry, cache: PartCache, workers: Workers,
+                 write: bool = True):
+        self.game, self.fonts, self.cache, self.write = game, fonts, cache, write
+        self.workers = workers
+        self.done: dict[str, LaidOut] = {}
+        self.anew: set[str] = set()
+
+    def key(self, html: str) -> str:
+        return part_key(html)
+
+    def lay_out(self, htmls: list[str]) -> None:
+        """Lay out every part not yet done, taking what the cache has."""
+        todo = []
+        for html in dict.fromkeys(htmls):
+            if html in self.done:
+                continue
+            cached = self.cache.get(self.key(html))
+            if cached is None:
+                todo.append(html)
+            else:
+                self.done[html] = cached
+        fresh = self.workers.render_all(todo, self.game.root, self.fonts.files(), MIN_DPI,
+                                        self.write)
+        for html, part in zip(todo, fresh, strict=True):
+            self.done[html] = part
+            if part.pdf:
+                self.cache.put(self.key(html), part)
+        self.anew.update(todo)
+
+    def output(self, file: str, parts: list[str], progress: Progress,
+               overlay: str | None = None) -> Rendered:
+        """One file of laid-out parts, with the overlay's pages printed over theirs."""
+        laid = [self.done[html] for html in parts]
+        every = parts + ([overlay] if overlay else [])
+        self.cache.used[file] = [self.key(html) for html in every]
+        found = [finding for part in laid for finding in part.found]
+        warnings = sorted({message for part in laid for message in part.warnings})
+        pdf = b""
+        if self.write and not found:
+            joined = part_key("\n".join(self.cache.used[file]))
+            pdf = self.cache.joined(joined, lambda: join_pdfs(
+                [part.pdf for part in laid], self.done[overlay].pdf if overlay else b""))
+            self.cache.used[file].append(joined)
+        mine = set(every) & self.anew
+        result = Rendered(pdf, sum(part.pages for part in laid),
+                          locate(found, sources(self.game)), warnings, len(every), len(mine),
+                          sum(self.done[html].seconds for html in mine))
+        for message in warnings:
+            progress(f"{self.game.name}: {file}: warning: {message}")
+        progress(f"{self.game.name}: {file}: {result.pages} pages, {result.laid_out} of "
+                 f"{result.parts} parts laid out ({result.seconds:.1f} s)")
+        return result
+
+
+def render_documents(game: Game, fonts: FontRegistry, planned: list[Planned],
+                     books: list[tuple[str, bool, Rulebook]], progress: Progress,
+                     cache: PartCache, workers: Workers, write: bool = True) -> list[Rendered]:
+    """Lay out, measure and write every output: the card outputs, then each rulebook.
+
+    A rulebook's chapters are laid out with the card sheets; its cover and contents, which
+    give the chapters' page numbers, and its folios follow once those are known.
+    """
+    starts = {stem: book.front(None) for stem, _, book in books}
+    first = [html for plan in planned for html in plan.parts]
+    first += [html for stem, _, book in books for html in book.parts + [starts[stem]]]
+    layouts = Layouts(game, fonts, cache, workers, write)
+    layouts.lay_out(first)
+    finals = {}
+    for stem, _, book in books:
+        finals[stem] = _numbered(book, layouts.done[starts[stem]],
+                                 [layouts.done[html] for html in book.parts])
+    layouts.lay_out([html for pair in finals.values() for html in pair])
+    rendered = [layouts.output(plan.output.file, plan.parts, progress) for plan in planned]
+    for stem, _, book in books:
+        front, folios = finals[stem]
+        rendered.append(layouts.output(f"{stem}.pdf", [front] + book.parts, progress, folios))
+        cache.used[f"{stem}.pdf"].append(layouts.key(starts[stem]))  # keep the page count
     return rendered
+
+
+def _numbered(book: Rulebook, start: LaidOut, parts: list[LaidOut]) -> tuple[str, str]:
+    """The rulebook's cover and contents with page numbers, and its folios."""
+    numbers: dict[str, int] = {}
+    folios = [("cover", "")] + [("contents", "")] * (start.pages - 1)
+    for head, part in zip(book.heads, parts, strict=True):
+        for anchor, index in part.anchors.items():
+            numbers.setdefault(anchor, len(folios) + index + 1)
+        folios += [("", head)] * part.pages
+    return book.front(numbers), book.folios(folios)
 
 
 def _write(out_dir: Path, game: Game, files: list[tuple[str, bytes, Output | None]]) -> dict:
@@ -151,12 +266,12 @@ def build_game(
     """Build every output of a game; nothing is written unless everything succeeded."""
     started = time.perf_counter()
     digest = input_digest(cards_dir / name, options)
-    game, geometry, fonts = _checked(name, cards_dir, options, progress)
-    planned = plan_outputs(game, geometry, fonts, options)
-    books = rulebook_htmls(game, geometry, fonts, options)
-    named = [(plan.output.file, plan.html) for plan in planned]
-    named += [(f"{stem}.pdf", html) for stem, _, html in books]
-    rendered = render_documents(game, fonts, named, progress)
+    with Workers().start() as workers:
+        game, geometry, fonts = _checked(name, cards_dir, options, progress)
+        planned = plan_outputs(game, geometry, fonts, options)
+        books = rulebooks(game, geometry, fonts, options)
+        cache = PartCache(out_root / name / PARTS_DIR)
+        rendered = render_documents(game, fonts, planned, books, progress, cache, workers)
     found = [finding for result in rendered for finding in result.findings]
     if errors_only(found) or (options.strict and found):
         raise PackError(found if options.strict else errors_only(found))
@@ -178,9 +293,11 @@ def build_game(
         files.append((output.file, data, output))
     files += _rulebook_files(books, rendered[len(planned):], geometry, options)
     manifest = _write(out_root / name, game, files)
+    cache.keep_only()
     remember(out_root / name, options.paper, digest, [file for file, _, _ in files])
     progress(f"{name}: wrote {sum(o is not None for *_, o in files)} PDFs to {out_root / name} "
-             f"in {time.perf_counter() - started:.1f} s")
+             f"in {time.perf_counter() - started:.1f} s ({cache.hits} parts from the cache, "
+             f"{cache.misses} laid out)")
     return manifest
 
 
@@ -196,25 +313,28 @@ def build_rulebook(
     if not has_rulebook(game):
         where = display_path(game.root / game.spec.rulebook.file)
         raise PackError([Finding(where, 0, "the game has no rulebook", code="E001")])
-    books = rulebook_htmls(game, geometry, fonts, options)
-    rendered = render_documents(game, fonts, [(f"{stem}.pdf", html) for stem, _, html in books],
-                                progress)
-    return _write(out_root / name, game, _rulebook_files(books, rendered, geometry, options))
+    books = rulebooks(game, geometry, fonts, options)
+    cache = PartCache(out_root / name / PARTS_DIR)
+    with Workers() as workers:
+        rendered = render_documents(game, fonts, [], books, progress, cache, workers)
+    manifest = _write(out_root / name, game, _rulebook_files(books, rendered, geometry, options))
+    cache.keep_only()
+    return manifest
 
 
-def _rulebook_files(books: list[tuple[str, bool, str]], rendered: list[Rendered],
+def _rulebook_files(books: list[tuple[str, bool, Rulebook]], rendered: list[Rendered],
                     geometry: Geometry, options: BuildOptions) -> list[tuple[str, bytes,
                                                                               Output | None]]:
     """The rulebook's files: its PDF, the booklet imposed two up, and the HTML when asked."""
     files: list[tuple[str, bytes, Output | None]] = []
-    for (stem, booklet, html), result in zip(books, rendered, strict=True):
+    for (stem, booklet, book), result in zip(books, rendered, strict=True):
         data, pages = result.pdf, result.pages
         if booklet:
             order = booklet_order(pages)
             data = impose_booklet(data, geometry.papers[options.paper], order)
             pages = len(order)
         if options.html:
-            files.append((f"{stem}.html", html.encode("utf-8"), None))
+            files.append((f"{stem}.html", book.whole().encode("utf-8"), None))
         files.append((f"{stem}.pdf", data, Output(f"{stem}.pdf", stem, options.paper, pages)))
     return files
 
@@ -232,7 +352,8 @@ def _checked(name: str, cards_dir: Path, options: BuildOptions,
 
 
 def validate_game(name: str, cards_dir: Path = CARDS_DIR, paper: str = "a4",
-                  progress: Progress = lambda message: None) -> list[Finding]:
+                  progress: Progress = lambda message: None,
+                  out_root: Path = BUILD_DIR) -> list[Finding]:
     """Every finding for a game: the checks on its data, then those on its laid-out pages."""
     try:
         game, geometry, fonts, findings = check(name, cards_dir, strict=False)
@@ -241,6 +362,8 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR, paper: str = "a4",
     if errors_only(findings):
         return findings
     planned = plan_outputs(game, geometry, fonts, BuildOptions(paper))
-    rendered = render_documents(game, fonts, [(p.output.file, p.html) for p in planned],
-                                progress, write=False)
+    cache = PartCache(out_root / name / PARTS_DIR)
+    with Workers() as workers:
+        rendered = render_documents(game, fonts, planned, [], progress, cache, workers,
+                                    write=False)
     return sorted(findings + [f for result in rendered for f in result.findings])

@@ -1,7 +1,9 @@
-"""Stage 0, cache: a build whose inputs have not changed since the last one is not redone.
+"""Stage 0, cache: a build whose inputs have not changed is not redone, nor is a part of one.
 
-The inputs are every file of the game pack, the shared templates, the font registry, this
-package's own source, the options and the versions of the libraries that draw the pages. Only
+A whole build is skipped when every file of the game pack, the shared templates, the font
+registry, this package's own source, the options and the library versions are as they were.
+Otherwise each part (a sheet with its backs, or a rulebook) is looked up by the hash of its
+HTML and of the code that lays it out, and only the parts not found are laid out again. Only
 the standard library is imported here, so a no-change build never loads WeasyPrint.
 """
 
@@ -9,7 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -27,24 +33,36 @@ class BuildOptions:
     html: bool = False
     strict: bool = False
     booklet: bool = False
-LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pypdf", "markdown-it-py", "qrcode")
+LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pypdf", "markdown-it-py", "qrcode", "uharfbuzz")
 
 
 def _files(folder: Path, pattern: str = "*") -> list[Path]:
     return sorted(p for p in folder.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts)
 
 
+def _hash_files(digest: hashlib._Hash, root: Path, files: list[Path]) -> None:
+    for path in files:
+        digest.update(f"{root.name}/{path.relative_to(root)}\n".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+@cache
+def code_digest() -> str:
+    """One hash of this package's source and the versions of the libraries that draw pages."""
+    digest = hashlib.sha256()
+    for name in LIBRARIES:
+        digest.update(f"{name}={metadata.version(name)}\n".encode())
+    _hash_files(digest, PACKAGE_DIR, _files(PACKAGE_DIR, "*.py"))
+    return digest.hexdigest()
+
+
 def input_digest(pack: Path, options: BuildOptions) -> str:
     """One hash of everything a build of `pack` with `options` reads."""
     digest = hashlib.sha256(json.dumps(asdict(options), sort_keys=True).encode())
-    for name in LIBRARIES:
-        digest.update(f"{name}={metadata.version(name)}\n".encode())
+    digest.update(code_digest().encode())
     for root, files in ((pack, _files(pack)), (TEMPLATES_DIR, _files(TEMPLATES_DIR)),
-                        (FONTS_DIR, [FONTS_DIR / "fonts.yaml"]),
-                        (PACKAGE_DIR, _files(PACKAGE_DIR, "*.py"))):
-        for path in files:
-            digest.update(f"{root.name}/{path.relative_to(root)}\n".encode())
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+                        (FONTS_DIR, [FONTS_DIR / "fonts.yaml"])):
+        _hash_files(digest, root, files)
     return digest.hexdigest()
 
 
@@ -67,3 +85,102 @@ def remember(out_dir: Path, paper: str, digest: str, files: list[str]) -> None:
     """Record what a successful build read and wrote."""
     text = json.dumps({"inputs": digest, "files": sorted(files)}, indent=2) + "\n"
     _state(out_dir, paper).write_text(text, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class LaidOut:
+    """One part laid out: its PDF (empty when not written), its pages, what measuring it found
+    (card, code, message), WeasyPrint's warnings, the files it read (path, size, mtime) and the
+    page each anchor landed on."""
+
+    pdf: bytes
+    pages: int
+    found: list[tuple[str, str, str]]
+    warnings: list[str]
+    files: list[tuple[str, int, int]]
+    anchors: dict[str, int]
+    seconds: float = 0.0
+
+
+def stamp(path: Path) -> tuple[str, int, int]:
+    """A file's path, size and modification time: when these hold, its content is taken as is."""
+    info = path.stat()
+    return str(path), info.st_size, info.st_mtime_ns
+
+
+def part_key(html: str) -> str:
+    """The cache key of one part: its HTML and the code that lays it out. The files it reads,
+    fonts and images, are checked apart."""
+    return hashlib.sha256(f"{code_digest()}\n{html}".encode()).hexdigest()
+
+
+class PartCache:
+    """Laid-out parts on disk, `<key>.pdf` with `<key>.json`, under build/<game>/.parts."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.hits = 0
+        self.misses = 0
+        self.used: dict[str, list[str]] = {}  # output file: the parts and fonts it is made from
+
+    def get(self, key: str) -> LaidOut | None:
+        """A part laid out before, if every file it read is unchanged."""
+        try:
+            meta = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+            files = [tuple(entry) for entry in meta["files"]]
+            if any(stamp(Path(path)) != (path, size, mtime) for path, size, mtime in files):
+                raise ValueError("a file it read has changed")
+            part = LaidOut((self.folder / f"{key}.pdf").read_bytes(), meta["pages"],
+                           [tuple(found) for found in meta["found"]], meta["warnings"], files,
+                           meta["anchors"])
+        except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return part
+
+    def put(self, key: str, part: LaidOut) -> None:
+        """Keep a written part for the next build."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        meta = {"pages": part.pages, "found": part.found, "warnings": part.warnings,
+                "files": part.files, "anchors": part.anchors}
+        write_atomic(self.folder / f"{key}.pdf", part.pdf)
+        write_atomic(self.folder / f"{key}.json", json.dumps(meta, ensure_ascii=False).encode())
+
+    def joined(self, key: str, join: Callable[[], bytes]) -> bytes:
+        """An output joined from its parts before, or joined now and kept."""
+        path = self.folder / f"{key}.pdf"
+        try:
+            return path.read_bytes()
+        except OSError:
+            data = join()
+            write_atomic(path, data)
+            return data
+
+    def keep_only(self) -> None:
+        """Record what each output file is made of; delete what no output uses any more."""
+        index_path = self.folder / "index.json"
+        try:
+            index = json.loads(index_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            index = {}
+        index.update(self.used)
+        write_atomic(index_path, json.dumps(index, indent=1, sort_keys=True).encode())
+        live = {key for keys in index.values() for key in keys} | {"index"}
+        for path in self.folder.iterdir():
+            if path.is_file() and not path.name.startswith(".") and path.stem not in live:
+                path.unlink(missing_ok=True)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write a file through a temporary neighbour and a rename, so readers never see half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -89,13 +89,16 @@ def _field_name(text: Any, context: _Context) -> str:
     return classes[0] if classes else text.element_tag or "text"
 
 
-def measure(document: Any, sites: dict[str, tuple[str, int]], min_dpi: float) -> list[Finding]:
-    """Findings for text past its box and raster images printed below `min_dpi`."""
+Found = tuple[str, str, str]  # (card id or back:<id>, code, message), before it is located
+
+
+def measure(document: Any, min_dpi: float) -> list[Found]:
+    """Text past its box and raster images printed below `min_dpi`, by card."""
     worst: dict[tuple[str, str], tuple[float, str]] = {}
     coarse: dict[tuple[str, str], float] = {}
     for page in document.pages:
         for box, context in _walk(page._page_box, _Context()):
-            if context.source not in sites:
+            if not context.source:
                 continue
             kind = type(box).__name__
             if kind == "TextBox" and context.bottom is not None and box.text.strip():
@@ -108,16 +111,17 @@ def measure(document: Any, sites: dict[str, tuple[str, int]], min_dpi: float) ->
                 if dpi is not None and dpi < min_dpi:
                     key = (context.source, box.element.get("src", ""))
                     coarse[key] = min(dpi, coarse.get(key, dpi))
-    findings = []
-    for (source, field), (amount, edge) in sorted(worst.items()):
-        path, line = sites[source]
-        findings.append(Finding(path, line, f"{_subject(source)}: '{field}' runs {amount:.1f} mm "
-                                f"past its box ({edge} edge)", code="E070"))
-    for (source, src), dpi in sorted(coarse.items()):
-        path, line = sites[source]
-        findings.append(Finding(path, line, f"{_subject(source)}: image '{src}' prints at "
-                                f"{dpi:.0f} dpi, below {min_dpi:.0f}", code="E071"))
-    return findings
+    found = [(source, "E070", f"{_subject(source)}: '{field}' runs {amount:.1f} mm past its box "
+              f"({edge} edge)") for (source, field), (amount, edge) in sorted(worst.items())]
+    found += [(source, "E071", f"{_subject(source)}: image '{src}' prints at {dpi:.0f} dpi, "
+               f"below {min_dpi:.0f}") for (source, src), dpi in sorted(coarse.items())]
+    return found
+
+
+def locate(found: list[Found], sites: dict[str, tuple[str, int]]) -> list[Finding]:
+    """Findings at the file and line each card comes from; cards of no known source are left out."""
+    return [Finding(*sites[source], message, code=code)
+            for source, code, message in found if source in sites]
 
 
 def _subject(source: str) -> str:

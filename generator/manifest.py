@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .pdf import write_atomic
+from .cache import write_atomic
 
 
 @dataclass

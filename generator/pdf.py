@@ -11,14 +11,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from . import PROJECT_ROOT
+from .cache import LaidOut, stamp
 from .errors import RenderError
+from .fonts import subset_font
 from .geometry import Box
 
 MM = 72 / 25.4  # PDF points per millimetre
@@ -37,9 +38,15 @@ def _weasyprint() -> Any:
 
 
 def make_fetcher(
-    allowed_files: Iterable[Path] = (), roots: Iterable[Path] = (PROJECT_ROOT,)
+    allowed_files: Iterable[Path] = (), roots: Iterable[Path] = (PROJECT_ROOT,),
+    served: set[Path] | None = None, aliases: dict[Path, Path] | None = None,
 ) -> Any:
-    """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else."""
+    """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else.
+
+    A file named in `aliases` is served from the file it maps to (a font from its subset).
+    Each file served is added to `served`, so a cached layout knows what it depends on.
+    """
+    aliases = aliases or {}
     weasyprint = _weasyprint()
     from weasyprint.urls import URLFetcherResponse
 
@@ -62,7 +69,9 @@ def make_fetcher(
                 path = Path(unquote(urlsplit(url).path)).resolve()
                 inside = any(path.is_relative_to(root) for root in roots)
                 if (inside or path in extra) and path.is_file():
-                    return URLFetcherResponse(url, body=path.read_bytes())
+                    if served is not None:
+                        served.add(path)
+                    return URLFetcherResponse(url, body=aliases.get(path, path).read_bytes())
             raise FetchRefused(f"refused to fetch {url}: only files inside {where} are allowed")
 
     return ProjectFetcher()
@@ -70,7 +79,7 @@ def make_fetcher(
 
 @cache
 def font_configuration() -> Any:
-    """One FontConfiguration per process."""
+    """One FontConfiguration per process, for documents drawn with the fonts as they are."""
     from weasyprint.text.fonts import FontConfiguration
 
     return FontConfiguration()
@@ -123,18 +132,28 @@ def layout(
     base_dir: Path,
     allowed_files: Iterable[Path] = (),
     warn: Callable[[str], None] = lambda message: None,
+    served: set[Path] | None = None,
+    aliases: dict[Path, Path] | None = None,
 ) -> Any:
     """Lay out one HTML document into pages; refuse outside files and missing glyphs.
 
-    Files are served from the project and from base_dir, the game pack's own folder. CSS that
-    WeasyPrint ignores goes to `warn`.
+    Files are served from the project and from base_dir, the game pack's own folder, fonts
+    from their subsets in `aliases`; each is added to `served`. CSS that WeasyPrint ignores
+    goes to `warn`.
     """
     weasyprint = _weasyprint()
-    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir))
+    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, aliases)
+    # A FontConfiguration keeps each font by its URL, so cut-down fonts need one of their own.
+    if aliases:
+        from weasyprint.text.fonts import FontConfiguration
+
+        fonts = FontConfiguration()
+    else:
+        fonts = font_configuration()
     with _watching(warn):
         try:
             return weasyprint.HTML(string=html, base_url=base_dir.resolve().as_uri() + "/",
-                                   url_fetcher=fetcher).render(font_config=font_configuration())
+                                   url_fetcher=fetcher).render(font_config=fonts)
         except weasyprint.urls.FatalURLFetchingError as exc:
             raise RenderError(str(exc.__cause__ or exc)) from None
 
@@ -148,67 +167,109 @@ def write_pdf(document: Any) -> bytes:
         return document.write_pdf(finisher=_viewer_preferences)
 
 
-@dataclass(frozen=True)
-class Rendered:
-    """One HTML document made into a PDF: its bytes and pages, what measuring it found, and
-    WeasyPrint's warnings about it."""
-
-    pdf: bytes
-    pages: int
-    findings: list
-    warnings: list[str]
-    seconds: float
-
-
-def render(html: str, base_dir: Path, allowed_files: list[Path],
-           sites: dict[str, tuple[str, int]], min_dpi: float, write: bool = True) -> Rendered:
-    """Lay out, measure and (when `write`) write one document; runs in a worker process."""
-    from .fit import measure
-
+def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
+           write: bool = True) -> LaidOut:
+    """Lay out, measure and (when `write` and nothing is an error) write one part, its fonts
+    cut down to its own characters first. Runs in a worker process."""
     started = time.perf_counter()
     warnings: list[str] = []
-    document = layout(html, base_dir, allowed_files, warnings.append)
-    findings = measure(document, sites, min_dpi)
-    data = write_pdf(document) if write and not any(f.level == "error" for f in findings) else b""
-    return Rendered(data, len(document.pages), findings, warnings,
-                    time.perf_counter() - started)
+    served: set[Path] = set()
+    with tempfile.TemporaryDirectory(prefix="pnp-fonts-") as folder:
+        aliases = {}
+        for index, path in enumerate(fonts):
+            aliases[path] = Path(folder) / f"{index}{path.suffix}"
+            aliases[path].write_bytes(subset_font(path, html))
+        document = layout(html, base_dir, fonts, warnings.append, served, aliases)
+        return _finish(document, min_dpi, write, warnings, served, started)
 
 
-def render_all(htmls: list[str], base_dir: Path, allowed_files: list[Path],
-               sites: dict[str, tuple[str, int]], min_dpi: float,
-               write: bool = True) -> list[Rendered]:
-    """Render documents side by side, one process a core: WeasyPrint itself is single-threaded.
+def _finish(document: Any, min_dpi: float, write: bool, warnings: list[str], served: set[Path],
+            started: float) -> LaidOut:
+    """Measure and write a laid-out part."""
+    from .fit import measure
 
-    The longest document goes first; the results come back in the order given.
+    found = measure(document, min_dpi)
+    data = write_pdf(document) if write and not found else b""  # every finding is an error
+    anchors: dict[str, int] = {}
+    for index, page in enumerate(document.pages):
+        for anchor in page.anchors:
+            anchors.setdefault(anchor, index)
+    return LaidOut(data, len(document.pages), found, warnings,
+                   [stamp(path) for path in sorted(served)], anchors,
+                   time.perf_counter() - started)
+
+
+class Workers:
+    """Processes that lay out parts side by side, one a core: WeasyPrint is single-threaded.
+
+    The processes start when asked, early in a build, and import WeasyPrint while the build
+    reads and renders the game; the pool lives as long as the build, so later rounds find them
+    ready. Without a started pool, a single part is laid out in this process.
     """
-    jobs = [(html, base_dir, allowed_files, sites, min_dpi, write) for html in htmls]
-    workers = min(len(jobs), os.cpu_count() or 1)
-    if workers < 2:
-        return [render(*job) for job in jobs]
-    order = sorted(range(len(jobs)), key=lambda i: -len(htmls[i]))
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {i: pool.submit(render, *jobs[i]) for i in order}
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> Workers:
+        """Start the processes now, each importing WeasyPrint."""
+        cores = os.cpu_count() or 1
+        if self._pool is None and cores > 1:
+            self._pool = ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork"),
+                                             initializer=_weasyprint)
+            self._pool.submit(int)  # the processes start at the first task
+        return self
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+
+    def render_all(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
+                   write: bool = True) -> list[LaidOut]:
+        """Render parts; the longest goes first, the results come back in the order given."""
+        jobs = [(html, base_dir, fonts, min_dpi, write) for html in htmls]
+        if self._pool is None and len(jobs) > 1:
+            _weasyprint()  # imported once, before the processes fork
+            self.start()
+        if self._pool is None:
+            return [render(*job) for job in jobs]
+        order = sorted(range(len(jobs)), key=lambda i: -len(htmls[i]))
+        futures = {i: self._pool.submit(render, *jobs[i]) for i in order}
         return [futures[i].result() for i in range(len(jobs))]
+
+
+def join_pdfs(parts: list[bytes], overlay: bytes = b"") -> bytes:
+    """One PDF of the parts' pages in order, each under the overlay's page of the same number,
+    with the first part's title and outline entries, asking viewers to print at 100 %."""
+    if len(parts) == 1 and not overlay:
+        return parts[0]
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import NameObject
+
+    writer = PdfWriter()
+    readers = [PdfReader(io.BytesIO(part)) for part in parts]
+    for reader in readers:
+        writer.append(reader, import_outline=True)
+    if overlay:
+        folios = PdfReader(io.BytesIO(overlay)).pages
+        for page, folio in zip(writer.pages, folios, strict=True):
+            page.merge_page(folio)
+            page.compress_content_streams()  # merging leaves the page's drawing uncompressed
+    first = readers[0].metadata
+    writer.add_metadata({key: first[key] for key in ("/Title", "/Producer")
+                         if first and key in first})
+    writer._root_object[NameObject("/ViewerPreferences")] = writer._add_object(
+        _preferences("/DuplexFlipLongEdge"))
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
 
 
 def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> bytes:
     """Lay out and write one HTML document."""
     return write_pdf(layout(html, base_dir, allowed_files))
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a file through a temporary neighbour and a rename, so readers never see half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | None]]) -> bytes:
@@ -231,17 +292,17 @@ def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | N
     if reader.metadata and reader.metadata.title:
         writer.add_metadata({"/Title": reader.metadata.title})
     writer._root_object[NameObject("/ViewerPreferences")] = writer._add_object(
-        _booklet_preferences())
+        _preferences("/DuplexFlipShortEdge"))  # a booklet's sheets are landscape
     buffer = io.BytesIO()
     writer.write(buffer)
     return buffer.getvalue()
 
 
-def _booklet_preferences() -> Any:
-    """Print at 100 %, duplex flipping on the short edge (a booklet's sheets are landscape)."""
+def _preferences(duplex: str) -> Any:
+    """Print at 100 %, duplex flipping as given."""
     from pypdf.generic import DictionaryObject, NameObject
 
     return DictionaryObject({
         NameObject("/PrintScaling"): NameObject("/None"),
-        NameObject("/Duplex"): NameObject("/DuplexFlipShortEdge"),
+        NameObject("/Duplex"): NameObject(duplex),
     })

@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from . import TEMPLATES_DIR
+from . import BUILD_DIR, TEMPLATES_DIR
 from .errors import Finding, PackError, display_path
 from .fonts import FontRegistry
 from .geometry import Geometry
@@ -31,6 +31,15 @@ def rich(text: str | None) -> Markup:
 
 
 @cache
+def compiled_templates() -> jinja2.BytecodeCache:
+    """Compiled templates kept on disk between builds: compiling them takes longer than the rest
+    of a one-card rebuild's HTML. Jinja checks each template's source before using them."""
+    folder = BUILD_DIR / ".cache" / "jinja"
+    folder.mkdir(parents=True, exist_ok=True)
+    return jinja2.FileSystemBytecodeCache(str(folder))
+
+
+@cache
 def _environment(pack_templates: Path | None) -> jinja2.Environment:
     """One Jinja environment per pack: its own templates/ first, then the shared ones."""
     loaders = [jinja2.FileSystemLoader(str(TEMPLATES_DIR))]
@@ -42,6 +51,7 @@ def _environment(pack_templates: Path | None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=compiled_templates(),
     )
     env.filters["rich"] = rich
     env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import jinja2
@@ -23,7 +25,7 @@ from .errors import Finding, PackError, display_path
 from .fonts import FontRegistry
 from .geometry import Box, Geometry
 from .load import Game
-from .render import Renderer
+from .render import Renderer, compiled_templates
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ def _environment(root: Path) -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=compiled_templates(),
     )
     env.filters["cell"] = lambda value: str(value).replace("|", "\\|").replace("\n", " ")
     env.filters["signed"] = lambda value: f"{value:+d}" if isinstance(value, int) else f"{value:+}"
@@ -147,9 +150,48 @@ def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) ->
     return sections
 
 
-def rulebook_html(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
-                  booklet: bool = False) -> str:
-    """The whole rulebook as one HTML document: cover, contents, chapters and gallery."""
+@dataclass(frozen=True)
+class Rulebook:
+    """The rulebook cut where its pages break anyway, so each part is laid out (and cached) apart.
+
+    The parts are the text before the first chapter, each chapter and each deck of the gallery.
+    The front matter (cover and contents) and the folios (page numbers, running heads) come
+    last, once the parts' page counts and the pages their headings land on are known.
+    """
+
+    render: Callable[..., str]
+    bodies: list[Markup]  # the text before the first chapter, then each chapter
+    sections: list[tuple]  # each deck of the gallery: (name, figures, number, first?)
+    heads: list[str]  # the running head over each part's pages
+    headings: list[Heading]
+
+    @cached_property
+    def parts(self) -> list[str]:
+        """Each chapter, then each deck of the gallery, as a document of its own."""
+        return ([self.render("part", body=body) for body in self.bodies]
+                + [self.render("part", gallery=[section]) for section in self.sections])
+
+    def whole(self) -> str:
+        """The rulebook as a single document, as WeasyPrint would number it by itself."""
+        return self.render("whole", body=Markup("".join(self.bodies)), gallery=self.sections)
+
+    def front(self, numbers: dict[str, int] | None) -> str:
+        """Cover and contents, each heading with its page number when known."""
+        return self.render("front", numbers=numbers)
+
+    def folios(self, pages: list[tuple[str, str]]) -> str:
+        """Empty pages carrying only a page number and running head: (named page, head) each."""
+        return self.render("folio", folios=pages)
+
+
+def _chapters(body: str) -> list[str]:
+    """The HTML cut before each chapter heading; a chapter always starts a page."""
+    return [chunk for chunk in re.split(r"(?=<h2[ >])", body) if chunk.strip()]
+
+
+def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
+             booklet: bool = False) -> Rulebook:
+    """The rulebook in parts: chapters and gallery decks, then cover, contents and folios."""
     page = geometry.half(paper) if booklet else geometry.papers[paper]
     margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
     body, headings = markdown_html(rulebook_markdown(game))
@@ -157,20 +199,29 @@ def rulebook_html(game: Game, geometry: Geometry, fonts: FontRegistry, paper: st
     spec = game.spec.rulebook
     figures = gallery(game, renderer, geometry, page.width - 2 * margin) if spec.gallery else []
     gallery_id = f"h{len(headings) + 1}"
+    sections = [(name, group, index, index == 1)
+                for index, (name, group) in enumerate(figures, start=1)]
     if figures:
         headings.append(Heading(2, spec.gallery, gallery_id))
-        headings += [Heading(3, name, f"{gallery_id}-{index}")
-                     for index, (name, _) in enumerate(figures, start=1)]
+        headings += [Heading(3, name, f"{gallery_id}-{index}") for name, _, index, _ in sections]
     context = renderer.page_context(fonts)
     font_size = 9 if booklet else 10
     css = renderer.env.get_template("rulebook.css.j2").render(
         **context, page=page, margin=margin, font_size=font_size)
-    return renderer.env.get_template("rulebook.html.j2").render(
-        **context,
-        rulebook_css=Markup(css),
-        body=body,
-        headings=headings,
-        gallery=figures,
-        gallery_id=gallery_id,
-        qr=qr_data_uri(game.spec.url) if game.spec.url else None,
-    )
+    template = renderer.env.get_template("rulebook.html.j2")
+    bodies = [Markup(chunk) for chunk in _chapters(body)]
+
+    qr = qr_data_uri(game.spec.url) if game.spec.url else None
+
+    def render(mode: str, **values: object) -> str:
+        given = {"body": "", "gallery": [], "numbers": None, "folios": [], **values}
+        return template.render(**context, mode=mode, rulebook_css=Markup(css), headings=headings,
+                               gallery_id=gallery_id, qr=qr, **given)
+
+    heads, head = [], ""
+    for chunk in bodies:
+        if chunk.startswith("<h2"):
+            head = Markup(chunk.split(">", 1)[1].split("</h2>", 1)[0]).striptags()
+        heads.append(head)
+    heads += [spec.gallery] * len(sections)
+    return Rulebook(render, bodies, sections, heads, headings)

@@ -53,13 +53,13 @@ def test_card_text_is_printed_as_text(packs: Path, tmp_path: Path) -> None:
 def test_a_failed_build_keeps_the_previous_pdfs(packs: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     build_game("mini", out_root=out, cards_dir=packs)
-    before = {p.name: p.read_bytes() for p in (out / "mini").iterdir()}
+    before = {p.name: p.read_bytes() for p in (out / "mini").iterdir() if p.is_file()}
     spells = packs / "mini" / "spells.yaml"
     spells.write_text(spells.read_text(encoding="utf-8").replace("cost: 3", "cost: x"),
                       encoding="utf-8")
     with pytest.raises(PackError):
         build_game("mini", out_root=out, cards_dir=packs)
-    after = {p.name: p.read_bytes() for p in (out / "mini").iterdir()}
+    after = {p.name: p.read_bytes() for p in (out / "mini").iterdir() if p.is_file()}
     assert after == before
 
 

@@ -1,0 +1,82 @@
+"""Parts cached between builds: an edit lays out only what it changed, and the result is the
+same, byte for byte, as a cold build."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pypdfium2
+
+from generator.build import PARTS_DIR, BuildOptions, build_game
+from generator.cache import LaidOut, PartCache, stamp
+
+from .conftest import MM, edit, page_texts
+
+
+def _build(packs: Path, out: Path) -> list[str]:
+    messages: list[str] = []
+    build_game("mini", BuildOptions(), out_root=out, cards_dir=packs, progress=messages.append)
+    return messages
+
+
+def _said(messages: list[str], file: str) -> str:
+    return next(m for m in messages if f": {file}: " in m and "parts laid out" in m)
+
+
+def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path,
+                                                                  tmp_path: Path) -> None:
+    spells, game = packs / "mini" / "spells.yaml", packs / "mini" / "game.yaml"
+    edit(spells, "qty: 2", "qty: 12")  # 14 cards: two sheets of nine, each with its backs
+    edit(game, "count: 4", "count: 14")
+    warm = tmp_path / "warm"
+    first = _build(packs, warm)
+    assert "cards-a4.pdf: 4 pages, 2 of 2 parts laid out" in _said(first, "cards-a4.pdf")
+    assert "rulebook.pdf: 5 pages, 5 of 5 parts laid out" in _said(first, "rulebook.pdf")
+
+    edit(spells, "造成 **3** 点伤害", "造成 **5** 点伤害")  # S1 is on the first sheet only
+    second = _build(packs, warm)
+    assert "cards-a4.pdf: 4 pages, 1 of 2 parts laid out" in _said(second, "cards-a4.pdf")
+    # the gallery shows S1: its part is laid out again; chapters, cover and folios are not
+    assert "rulebook.pdf: 5 pages, 1 of 5 parts laid out" in _said(second, "rulebook.pdf")
+    assert "造成5点伤害" in page_texts(warm / "mini" / "cards-a4.pdf")[0].replace(" ", "")
+
+    cold = tmp_path / "cold"
+    _build(packs, cold)
+    for pdf in sorted((cold / "mini").glob("*.pdf")):
+        assert (warm / "mini" / pdf.name).read_bytes() == pdf.read_bytes(), pdf.name
+
+    parts = warm / "mini" / PARTS_DIR
+    index = json.loads((parts / "index.json").read_text(encoding="utf-8"))
+    live = {key for keys in index.values() for key in keys}
+    kept = {path.stem for path in parts.iterdir() if path.name != "index.json"}
+    assert kept == live  # the parts of the first build that nothing uses now are gone
+
+
+def test_a_part_whose_file_changed_is_not_taken_from_the_cache(tmp_path: Path) -> None:
+    art = tmp_path / "art.png"
+    art.write_bytes(b"one")
+    cache = PartCache(tmp_path / "parts")
+    cache.put("k", LaidOut(b"%PDF", 1, [], [], [stamp(art)], {}))
+    assert cache.get("k") is not None
+    art.write_bytes(b"two!")
+    assert cache.get("k") is None
+    assert (cache.hits, cache.misses) == (1, 1)
+
+
+def test_rulebook_pages_carry_their_numbers_and_chapter(default_a4: Path) -> None:
+    """Chapters are laid out apart; the folios printed over them number the pages as one."""
+    document = pypdfium2.PdfDocument(default_a4 / "rulebook.pdf")
+    feet, heads = [], []
+    for page in document:
+        width, height = page.get_size()
+        text = page.get_textpage()
+        feet.append(text.get_text_bounded(0, 0, width, 12 * MM).strip())
+        heads.append(text.get_text_bounded(0, height - 14 * MM, width, height).strip())
+    assert len(feet) > 60
+    assert feet == [""] + [str(number) for number in range(2, len(feet) + 1)]  # not the cover
+    texts = page_texts(default_a4 / "rulebook.pdf")
+    chapter = next(i for i, text in enumerate(texts) if text.startswith("三、游戏准备"))
+    assert heads[chapter] == heads[chapter + 1] == "三、游戏准备"
+    assert heads[:3] == ["", "", ""]  # no running head over the cover and the contents
+    assert heads[-1] == "附录：卡牌图鉴"
