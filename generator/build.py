@@ -167,8 +167,9 @@ class Layouts:
     def key(self, html: str) -> str:
         return part_key(html)
 
-    def lay_out(self, htmls: list[str]) -> None:
-        """Lay out every part not yet done, taking what the cache has."""
+    def lay_out(self, htmls: list[str]) -> Callable[[], None]:
+        """Start laying out every part not yet done, taking what the cache has; the call
+        returned waits for them."""
         todo = []
         for html in dict.fromkeys(htmls):
             if html in self.done:
@@ -178,13 +179,17 @@ class Layouts:
                 todo.append(html)
             else:
                 self.done[html] = cached
-        fresh = self.workers.render_all(todo, self.game.root, self.fonts.files(), MIN_DPI,
-                                        self.write)
-        for html, part in zip(todo, fresh, strict=True):
-            self.done[html] = part
-            if part.pdf:
-                self.cache.put(self.key(html), part)
         self.anew.update(todo)
+        results = self.workers.submit(todo, self.game.root, self.fonts.files(), MIN_DPI,
+                                      self.write)
+
+        def finish() -> None:
+            for html, part in zip(todo, results(), strict=True):
+                self.done[html] = part
+                if part.pdf:
+                    self.cache.put(self.key(html), part)
+
+        return finish
 
     def output(self, file: str, parts: list[str], progress: Progress,
                overlay: str | None = None) -> Rendered:
@@ -223,13 +228,14 @@ def render_documents(game: Game, fonts: FontRegistry, planned: list[Planned],
     first = [html for plan in planned for html in plan.parts]
     first += [html for stem, _, book in books for html in book.parts + [starts[stem]]]
     layouts = Layouts(game, fonts, cache, workers, write)
-    layouts.lay_out(first)
+    layouts.lay_out(first)()
     finals = {}
     for stem, _, book in books:
         finals[stem] = _numbered(book, layouts.done[starts[stem]],
                                  [layouts.done[html] for html in book.parts])
-    layouts.lay_out([html for pair in finals.values() for html in pair])
+    numbering = layouts.lay_out([html for pair in finals.values() for html in pair])
     rendered = [layouts.output(plan.output.file, plan.parts, progress) for plan in planned]
+    numbering()  # the card outputs were joined while the rulebooks' numbers were laid out
     for stem, _, book in books:
         front, folios = finals[stem]
         rendered.append(layouts.output(f"{stem}.pdf", [front] + book.parts, progress, folios))
@@ -238,13 +244,20 @@ def render_documents(game: Game, fonts: FontRegistry, planned: list[Planned],
 
 
 def _numbered(book: Rulebook, start: LaidOut, parts: list[LaidOut]) -> tuple[str, str]:
-    """The rulebook's cover and contents with page numbers, and its folios."""
+    """The rulebook's cover and contents with page numbers, and its folios: each page's
+    running head is the chapter begun on it or last before it."""
     numbers: dict[str, int] = {}
-    folios = [("cover", "")] + [("contents", "")] * (start.pages - 1)
-    for head, part in zip(book.heads, parts, strict=True):
+    pages = start.pages
+    for part in parts:
         for anchor, index in part.anchors.items():
-            numbers.setdefault(anchor, len(folios) + index + 1)
-        folios += [("", head)] * part.pages
+            numbers.setdefault(anchor, pages + index + 1)
+        pages += part.pages
+    begun = {numbers[h.id]: h.text for h in book.headings if h.level == 2 and h.id in numbers}
+    folios = [("cover", "")] + [("contents", "")] * (start.pages - 1)
+    head = ""
+    for page in range(start.pages + 1, pages + 1):
+        head = begun.get(page, head)
+        folios.append(("", head))
     return book.front(numbers), book.folios(folios)
 
 

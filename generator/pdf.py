@@ -226,18 +226,20 @@ class Workers:
         if self._pool is not None:
             self._pool.shutdown()
 
-    def render_all(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
-                   write: bool = True) -> list[LaidOut]:
-        """Render parts; the longest goes first, the results come back in the order given."""
+    def submit(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
+               write: bool = True) -> Callable[[], list[LaidOut]]:
+        """Start rendering parts, the longest first; the call returned waits for them and
+        gives them in the order given."""
         jobs = [(html, base_dir, fonts, min_dpi, write) for html in htmls]
         if self._pool is None and len(jobs) > 1:
             _weasyprint()  # imported once, before the processes fork
             self.start()
         if self._pool is None:
-            return [render(*job) for job in jobs]
+            done = [render(*job) for job in jobs]
+            return lambda: done
         order = sorted(range(len(jobs)), key=lambda i: -len(htmls[i]))
         futures = {i: self._pool.submit(render, *jobs[i]) for i in order}
-        return [futures[i].result() for i in range(len(jobs))]
+        return lambda: [futures[i].result() for i in range(len(jobs))]
 
 
 def join_pdfs(parts: list[bytes], overlay: bytes = b"") -> bytes:

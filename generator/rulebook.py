@@ -131,9 +131,14 @@ class Figure:
     scale: float
 
 
+FIGURE_GAP = 2.5  # mm between the gallery's figures, across and down
+
+
 def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) -> list[
-        tuple[str, list[Figure]]]:
-    """Each deck's distinct faces, and its back, scaled to fit `width` mm, at most half size."""
+        tuple[str, list[list[Figure]]]]:
+    """Each deck's distinct faces, and its back, scaled to fit `width` mm, at most half size,
+    in rows that fill the width: each row is placed whole, so no figure is laid out twice at
+    a page break."""
     sections = []
     for deck in game.decks:
         size = geometry.sizes[deck.spec.size]
@@ -146,7 +151,9 @@ def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) ->
             back = back or renderer.back(deck, card, None)
         if back is not None:
             figures.append(Figure(back.html, f"{deck.spec.name} · 背面", size, scale))
-        sections.append((deck.spec.name, figures))
+        across = max(1, int((width + FIGURE_GAP) // (size.width * scale + FIGURE_GAP)))
+        sections.append((deck.spec.name, [figures[i:i + across]
+                                          for i in range(0, len(figures), across)]))
     return sections
 
 
@@ -154,26 +161,26 @@ def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) ->
 class Rulebook:
     """The rulebook cut where its pages break anyway, so each part is laid out (and cached) apart.
 
-    The parts are the text before the first chapter, each chapter and each deck of the gallery.
-    The front matter (cover and contents) and the folios (page numbers, running heads) come
-    last, once the parts' page counts and the pages their headings land on are known.
+    Chapters and gallery decks each start a page; consecutive ones are taken together up to
+    PART_SIZE characters of HTML, so that no part is so small that setting it up costs more
+    than laying it out. The front matter (cover and contents) and the folios (page numbers,
+    running heads) come last, once the parts' page counts and the pages their headings land
+    on are known.
     """
 
     render: Callable[..., str]
-    bodies: list[Markup]  # the text before the first chapter, then each chapter
-    sections: list[tuple]  # each deck of the gallery: (name, figures, number, first?)
-    heads: list[str]  # the running head over each part's pages
+    pieces: list[tuple[Markup, list]]  # each part: its chapters' HTML, its gallery decks
     headings: list[Heading]
 
     @cached_property
     def parts(self) -> list[str]:
-        """Each chapter, then each deck of the gallery, as a document of its own."""
-        return ([self.render("part", body=body) for body in self.bodies]
-                + [self.render("part", gallery=[section]) for section in self.sections])
+        """Each group of chapters or gallery decks, as a document of its own."""
+        return [self.render("part", body=body, gallery=decks) for body, decks in self.pieces]
 
     def whole(self) -> str:
         """The rulebook as a single document, as WeasyPrint would number it by itself."""
-        return self.render("whole", body=Markup("".join(self.bodies)), gallery=self.sections)
+        return self.render("whole", body=Markup("".join(body for body, _ in self.pieces)),
+                           gallery=[deck for _, decks in self.pieces for deck in decks])
 
     def front(self, numbers: dict[str, int] | None) -> str:
         """Cover and contents, each heading with its page number when known."""
@@ -184,9 +191,29 @@ class Rulebook:
         return self.render("folio", folios=pages)
 
 
-def _chapters(body: str) -> list[str]:
-    """The HTML cut before each chapter heading; a chapter always starts a page."""
-    return [chunk for chunk in re.split(r"(?=<h2[ >])", body) if chunk.strip()]
+PART_SIZE = 16_000  # characters of HTML in a part of the rulebook, at least, where it can
+
+
+def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
+    """The HTML cut before each chapter heading (a chapter always starts a page), and the
+    gallery's decks, in groups of at least PART_SIZE characters."""
+    items: list[tuple[str, Markup | tuple]] = [
+        (chunk, Markup(chunk)) for chunk in re.split(r"(?=<h2[ >])", body) if chunk.strip()]
+    items += [("".join(figure.html for row in section[1] for figure in row), section)
+              for section in sections]
+    pieces: list[tuple[Markup, list]] = []
+    size = PART_SIZE
+    for text, item in items:
+        if size >= PART_SIZE:
+            pieces.append((Markup(""), []))
+            size = 0
+        body, decks = pieces[-1]
+        if isinstance(item, tuple):
+            decks.append(item)
+        else:
+            pieces[-1] = (body + item, decks)
+        size += len(text)
+    return pieces
 
 
 def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
@@ -209,19 +236,12 @@ def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
     css = renderer.env.get_template("rulebook.css.j2").render(
         **context, page=page, margin=margin, font_size=font_size)
     template = renderer.env.get_template("rulebook.html.j2")
-    bodies = [Markup(chunk) for chunk in _chapters(body)]
 
     qr = qr_data_uri(game.spec.url) if game.spec.url else None
 
     def render(mode: str, **values: object) -> str:
         given = {"body": "", "gallery": [], "numbers": None, "folios": [], **values}
         return template.render(**context, mode=mode, rulebook_css=Markup(css), headings=headings,
-                               gallery_id=gallery_id, qr=qr, **given)
+                               gallery_id=gallery_id, qr=qr, gap=FIGURE_GAP, **given)
 
-    heads, head = [], ""
-    for chunk in bodies:
-        if chunk.startswith("<h2"):
-            head = Markup(chunk.split(">", 1)[1].split("</h2>", 1)[0]).striptags()
-        heads.append(head)
-    heads += [spec.gallery] * len(sections)
-    return Rulebook(render, bodies, sections, heads, headings)
+    return Rulebook(render, _pieces(body, sections), headings)

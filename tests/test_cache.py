@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pypdfium2
 
+from generator import rulebook
 from generator.build import PARTS_DIR, BuildOptions, build_game
 from generator.cache import LaidOut, PartCache, stamp
 
@@ -24,8 +25,9 @@ def _said(messages: list[str], file: str) -> str:
     return next(m for m in messages if f": {file}: " in m and "parts laid out" in m)
 
 
-def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path,
-                                                                  tmp_path: Path) -> None:
+def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path, tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    monkeypatch.setattr(rulebook, "PART_SIZE", 0)  # each chapter and gallery deck a part
     spells, game = packs / "mini" / "spells.yaml", packs / "mini" / "game.yaml"
     edit(spells, "qty: 2", "qty: 12")  # 14 cards: two sheets of nine, each with its backs
     edit(game, "count: 4", "count: 14")

@@ -18,18 +18,18 @@ from generator.rulebook import has_rulebook
 
 from .conftest import MM, copy_real_pack, flat, page_texts, render_page
 
-_ENTRY = re.compile(r"(.+?)\s*\.{3,}\s*(\d+)$")
+_ENTRY = re.compile(r"(.*\D)\s*(\d+)$")
 
 
 def _contents(pdf: Path) -> list[tuple[str, int]]:
-    """The table of contents as printed: (heading, page number) per entry."""
+    """The table of contents as printed: (heading, page number) per entry, from the pages
+    between the cover and the first chapter (the dots between are drawn, not text)."""
     reader = PdfReader(pdf)
+    first = min(page for _, page in _landed(pdf))
     entries = []
-    for page in reader.pages[1:]:
-        lines = (page.extract_text() or "").splitlines()
+    for page in reader.pages[1:first - 1]:
+        lines = (page.extract_text() or "").splitlines()[1:]  # below the title
         found = [m for m in (_ENTRY.match(line.strip()) for line in lines) if m]
-        if not found:
-            break
         entries += [(flat(m.group(1)), int(m.group(2))) for m in found]
     return entries
 
