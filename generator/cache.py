@@ -33,7 +33,8 @@ class BuildOptions:
     html: bool = False
     strict: bool = False
     booklet: bool = False
-LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pypdf", "markdown-it-py", "qrcode", "uharfbuzz")
+LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py", "qrcode",
+             "uharfbuzz")
 
 
 def _files(folder: Path, pattern: str = "*") -> list[Path]:
