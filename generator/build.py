@@ -203,7 +203,8 @@ class Layouts:
         if self.write and not found:
             joined = part_key("\n".join(self.cache.used[file]))
             pdf = self.cache.joined(joined, lambda: join_pdfs(
-                [part.pdf for part in laid], self.done[overlay].pdf if overlay else b""))
+                [part.pdf for part in laid], self.done[overlay].pdf if overlay else b"",
+                _links(laid)))
             self.cache.used[file].append(joined)
         mine = set(every) & self.anew
         result = Rendered(pdf, sum(part.pages for part in laid),
@@ -214,6 +215,19 @@ class Layouts:
         progress(f"{self.game.name}: {file}: {result.pages} pages, {result.laid_out} of "
                  f"{result.parts} parts laid out ({result.seconds:.1f} s)")
         return result
+
+
+def _links(parts: list[LaidOut]) -> list[tuple[int, list[float], int]]:
+    """Links from one part to an anchor in another: (page, rectangle, target page), counted
+    over the whole output."""
+    pages, where, pending = 0, {}, []
+    for part in parts:
+        for anchor, index in part.anchors.items():
+            where.setdefault(anchor, pages + index)
+        pending += [(pages + index, anchor, rectangle) for index, anchor, rectangle in part.links]
+        pages += part.pages
+    return [(page, rectangle, where[anchor]) for page, anchor, rectangle in pending
+            if anchor in where]
 
 
 def render_documents(game: Game, fonts: FontRegistry, planned: list[Planned],

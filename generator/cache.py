@@ -91,8 +91,9 @@ def remember(out_dir: Path, paper: str, digest: str, files: list[str]) -> None:
 @dataclass(frozen=True)
 class LaidOut:
     """One part laid out: its PDF (empty when not written), its pages, what measuring it found
-    (card, code, message), WeasyPrint's warnings, the files it read (path, size, mtime) and the
-    page each anchor landed on."""
+    (card, code, message), WeasyPrint's warnings, the files it read (path, size, mtime), the
+    page each anchor landed on, and its links to anchors it does not hold (page, anchor, PDF
+    rectangle), for the output to resolve."""
 
     pdf: bytes
     pages: int
@@ -100,6 +101,7 @@ class LaidOut:
     warnings: list[str]
     files: list[tuple[str, int, int]]
     anchors: dict[str, int]
+    links: list[tuple[int, str, list[float]]]
     seconds: float = 0.0
 
 
@@ -133,7 +135,7 @@ class PartCache:
                 raise ValueError("a file it read has changed")
             part = LaidOut((self.folder / f"{key}.pdf").read_bytes(), meta["pages"],
                            [tuple(found) for found in meta["found"]], meta["warnings"], files,
-                           meta["anchors"])
+                           meta["anchors"], [tuple(link) for link in meta["links"]])
         except (OSError, ValueError, KeyError, TypeError):
             self.misses += 1
             return None
@@ -144,7 +146,7 @@ class PartCache:
         """Keep a written part for the next build."""
         self.folder.mkdir(parents=True, exist_ok=True)
         meta = {"pages": part.pages, "found": part.found, "warnings": part.warnings,
-                "files": part.files, "anchors": part.anchors}
+                "files": part.files, "anchors": part.anchors, "links": part.links}
         write_atomic(self.folder / f"{key}.pdf", part.pdf)
         write_atomic(self.folder / f"{key}.json", json.dumps(meta, ensure_ascii=False).encode())
 

@@ -194,8 +194,18 @@ def _finish(document: Any, min_dpi: float, write: bool, warnings: list[str], ser
     for index, page in enumerate(document.pages):
         for anchor in page.anchors:
             anchors.setdefault(anchor, index)
+    boxes: dict[tuple[int, str], tuple[float, float, float, float]] = {}
+    for index, page in enumerate(document.pages):
+        for kind, target, (left, top, right, bottom), _ in page.links:
+            if kind == "internal" and target not in anchors:  # one box around a link's boxes
+                was = boxes.get((index, target), (left, top, right, bottom))
+                boxes[index, target] = (min(was[0], left), min(was[1], top),
+                                        max(was[2], right), max(was[3], bottom))
+    links = [(index, target, [round(value * 0.75, 3) for value in (  # CSS px from the top
+        left, document.pages[index].height - bottom, right, document.pages[index].height - top)])
+        for (index, target), (left, top, right, bottom) in boxes.items()]
     return LaidOut(data, len(document.pages), found, warnings,
-                   [stamp(path) for path in sorted(served)], anchors,
+                   [stamp(path) for path in sorted(served)], anchors, links,
                    time.perf_counter() - started)
 
 
@@ -242,9 +252,11 @@ class Workers:
         return lambda: [futures[i].result() for i in range(len(jobs))]
 
 
-def join_pdfs(parts: list[bytes], overlay: bytes = b"") -> bytes:
+def join_pdfs(parts: list[bytes], overlay: bytes = b"",
+              links: Iterable[tuple[int, list[float], int]] = ()) -> bytes:
     """One PDF of the parts' pages in order, each under the overlay's page of the same number,
-    with the first part's title, every part's outline, asking viewers to print at 100 %.
+    with the first part's title, every part's outline, links from one part into another
+    (page, rectangle, target page), asking viewers to print at 100 %.
 
     pikepdf (qpdf) copies pages without parsing their drawing, a few times faster than pypdf.
     """
@@ -270,6 +282,13 @@ def join_pdfs(parts: list[bytes], overlay: bytes = b"") -> bytes:
             _overlay(joined, page, joined.copy_foreign(folio.as_form_xobject()))
     with joined.open_outline() as items:
         items.root.extend(outline)
+    for index, rectangle, target in links:
+        page = joined.pages[index].obj
+        if "/Annots" not in page:
+            page.Annots = pikepdf.Array()
+        page.Annots.append(joined.make_indirect(pikepdf.Dictionary(
+            Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Link, Rect=rectangle,
+            Border=[0, 0, 0], Dest=[joined.pages[target].obj, pikepdf.Name.Fit])))
     joined.Root.ViewerPreferences = _preferences("/DuplexFlipLongEdge")
     buffer = io.BytesIO()
     joined.save(buffer, deterministic_id=True,

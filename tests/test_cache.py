@@ -59,7 +59,7 @@ def test_a_part_whose_file_changed_is_not_taken_from_the_cache(tmp_path: Path) -
     art = tmp_path / "art.png"
     art.write_bytes(b"one")
     cache = PartCache(tmp_path / "parts")
-    cache.put("k", LaidOut(b"%PDF", 1, [], [], [stamp(art)], {}))
+    cache.put("k", LaidOut(b"%PDF", 1, [], [], [stamp(art)], {}, []))
     assert cache.get("k") is not None
     art.write_bytes(b"two!")
     assert cache.get("k") is None

@@ -28,7 +28,7 @@ def _contents(pdf: Path) -> list[tuple[str, int]]:
     first = min(page for _, page in _landed(pdf))
     entries = []
     for page in reader.pages[1:first - 1]:
-        lines = (page.extract_text() or "").splitlines()[1:]  # below the title
+        lines = (page.extract_text() or "").splitlines()
         found = [m for m in (_ENTRY.match(line.strip()) for line in lines) if m]
         entries += [(flat(m.group(1)), int(m.group(2))) for m in found]
     return entries
@@ -151,3 +151,17 @@ def test_no_rulebook_is_a_clean_error(packs: Path, tmp_path: Path) -> None:
     (packs / "mini" / "rulebook.md").unlink()
     with pytest.raises(PackError, match="the game has no rulebook"):
         build_rulebook("mini", out_root=tmp_path, cards_dir=packs)
+
+
+def test_contents_entries_link_to_their_pages(default_a4: Path) -> None:
+    """Contents and chapters are laid out apart; each entry still links to the page it names."""
+    pdf = default_a4 / "rulebook.pdf"
+    reader = PdfReader(pdf)
+    number = {page.indirect_reference.idnum: index + 1 for index, page in enumerate(reader.pages)}
+    first = min(page for _, page in _landed(pdf))
+    targets = []
+    for page in reader.pages[1:first - 1]:
+        links = [annot.get_object() for annot in page.get("/Annots", [])]
+        links.sort(key=lambda link: -float(link["/Rect"][3]))  # top to bottom
+        targets += [number[link["/Dest"][0].idnum] for link in links]
+    assert targets == [page for _, page in _contents(pdf)]
