@@ -191,7 +191,7 @@ class Rulebook:
         return self.render("folio", folios=pages)
 
 
-PART_SIZE = 16_000  # characters of HTML in a part of the rulebook, at least, where it can
+PART_SIZE = 6_000  # characters of HTML in a part of the rulebook, at least, where it can
 
 
 def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
