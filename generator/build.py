@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -164,9 +165,6 @@ class Layouts:
         self.done: dict[str, LaidOut] = {}
         self.anew: set[str] = set()
 
-    def key(self, html: str) -> str:
-        return part_key(html)
-
     def lay_out(self, htmls: list[str]) -> Callable[[], None]:
         """Start laying out every part not yet done, taking what the cache has; the call
         returned waits for them."""
@@ -174,7 +172,7 @@ class Layouts:
         for html in dict.fromkeys(htmls):
             if html in self.done:
                 continue
-            cached = self.cache.get(self.key(html))
+            cached = self.cache.get(part_key(html))
             if cached is None:
                 todo.append(html)
             else:
@@ -187,7 +185,7 @@ class Layouts:
             for html, part in zip(todo, results(), strict=True):
                 self.done[html] = part
                 if part.pdf:
-                    self.cache.put(self.key(html), part)
+                    self.cache.put(part_key(html), part)
 
         return finish
 
@@ -196,12 +194,14 @@ class Layouts:
         """One file of laid-out parts, with the overlay's pages printed over theirs."""
         laid = [self.done[html] for html in parts]
         every = parts + ([overlay] if overlay else [])
-        self.cache.used[file] = [self.key(html) for html in every]
+        self.cache.used[file] = [part_key(html) for html in every]
         found = [finding for part in laid for finding in part.found]
         warnings = sorted({message for part in laid for message in part.warnings})
         pdf = b""
         if self.write and not found:
-            joined = part_key("\n".join(self.cache.used[file]))
+            # keyed by the parts' bytes: a part laid out again for a changed image keeps its key
+            pieces = [part.pdf for part in laid] + ([self.done[overlay].pdf] if overlay else [])
+            joined = part_key("\n".join(hashlib.sha256(piece).hexdigest() for piece in pieces))
             pdf = self.cache.joined(joined, lambda: join_pdfs(
                 [part.pdf for part in laid], self.done[overlay].pdf if overlay else b"",
                 _links(laid)))
@@ -253,7 +253,7 @@ def render_documents(game: Game, fonts: FontRegistry, planned: list[Planned],
     for stem, _, book in books:
         front, folios = finals[stem]
         rendered.append(layouts.output(f"{stem}.pdf", [front] + book.parts, progress, folios))
-        cache.used[f"{stem}.pdf"].append(layouts.key(starts[stem]))  # keep the page count
+        cache.used[f"{stem}.pdf"].append(part_key(starts[stem]))  # keep the page count
     return rendered
 
 

@@ -2,9 +2,9 @@
 
 A whole build is skipped when every file of the game pack, the shared templates, the font
 registry, this package's own source, the options and the library versions are as they were.
-Otherwise each part (a sheet with its backs, or a rulebook) is looked up by the hash of its
-HTML and of the code that lays it out, and only the parts not found are laid out again. Only
-the standard library is imported here, so a no-change build never loads WeasyPrint.
+Otherwise each part (a sheet with its backs, or a few rulebook chapters) is looked up by the
+hash of its HTML and of the code that lays it out, and only the parts not found are laid out
+again. Only the standard library is imported here, so a no-change build never loads WeasyPrint.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ class PartCache:
         self.folder = folder
         self.hits = 0
         self.misses = 0
-        self.used: dict[str, list[str]] = {}  # output file: the parts and fonts it is made from
+        self.used: dict[str, list[str]] = {}  # output file: the parts it is made from
 
     def get(self, key: str) -> LaidOut | None:
         """A part laid out before, if every file it read is unchanged."""

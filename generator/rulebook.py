@@ -2,7 +2,8 @@
 
 Numbers and tables come from the same YAML the cards print, so the two cannot disagree. The
 Markdown is parsed by markdown-it (tables on, raw HTML off: the text is data, never markup);
-headings get ids for the table of contents, whose page numbers WeasyPrint fills in.
+headings get ids for the table of contents, whose page numbers the build fills in once the
+chapters, laid out apart, have been counted.
 """
 
 from __future__ import annotations
@@ -191,7 +192,7 @@ class Rulebook:
         return self.render("folio", folios=pages)
 
 
-PART_SIZE = 6_000  # characters of HTML in a part of the rulebook, at least, where it can
+PART_SIZE = 6_000  # characters of chapter or gallery HTML a rulebook part holds, at least
 
 
 def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:

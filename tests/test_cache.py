@@ -12,7 +12,7 @@ from generator import rulebook
 from generator.build import PARTS_DIR, BuildOptions, build_game
 from generator.cache import LaidOut, PartCache, stamp
 
-from .conftest import MM, edit, page_texts
+from .conftest import MM, edit, page_texts, render_page
 
 
 def _build(packs: Path, out: Path) -> list[str]:
@@ -82,3 +82,33 @@ def test_rulebook_pages_carry_their_numbers_and_chapter(default_a4: Path) -> Non
     assert heads[chapter] == heads[chapter + 1] == "三、游戏准备"
     assert heads[:3] == ["", "", ""]  # no running head over the cover and the contents
     assert heads[-1] == "附录：卡牌图鉴"
+
+
+def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
+    """The HTML names the same file, so the part keeps its key; the image's new content must
+    still reach the PDF, and the output must not be taken from an earlier join."""
+    pack = packs / "mini"
+    (pack / "templates" / "cards").mkdir(parents=True)
+    edit(pack / "game.yaml", "template: card", "template: spell")
+    (pack / "templates" / "cards" / "spell.html.j2").write_text(
+        '{% extends "cards/card.html.j2" %}\n{% block extra %}{% if card.art %}'
+        '<img src="{{ card.art }}" style="width: 20mm; height: 20mm">{% endif %}{% endblock %}\n',
+        encoding="utf-8")
+    edit(pack / "spells.yaml", "  cost: 2\n", "  cost: 2\n  art: art.svg\n")
+    art = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" ' \
+          'height="10" fill="{}"/></svg>'
+    (pack / "art.svg").write_text(art.format("#12ab34"), encoding="utf-8")
+    out = tmp_path / "out"
+    _build(packs, out)
+    (pack / "art.svg").write_text(art.format("#3456cd"), encoding="utf-8")
+    messages = _build(packs, out)
+    assert "cards-a4.pdf: 2 pages, 1 of 1 parts laid out" in _said(messages, "cards-a4.pdf")
+    cold = tmp_path / "cold"
+    _build(packs, cold)
+    for name in ("cards-a4.pdf", "rulebook.pdf"):  # one part as it is; the rulebook joined
+        warm = (out / "mini" / name).read_bytes()
+        assert warm == (cold / "mini" / name).read_bytes(), name
+        last = len(pypdfium2.PdfDocument(out / "mini" / name)) - 1  # the gallery, or the fronts
+        page = render_page(out / "mini" / name, last if name == "rulebook.pdf" else 0, dpi=100)
+        colours = {colour for _, colour in page.getcolors(1 << 24)}
+        assert (0x34, 0x56, 0xCD) in colours and (0x12, 0xAB, 0x34) not in colours, name
