@@ -68,26 +68,53 @@ def _timed_build(game: str, cards: Path, out: Path, *extra: str) -> tuple[float,
 
 
 def _synthetic(cards: Path, copies: int) -> str:
-    """A pack of `copies` text cards: the default game's collective events, over and over."""
+    """The default game grown to about `copies` cards, its largest deck repeated with new ids;
+    without its rulebook, dice and component list (whose counts no longer hold)."""
     import yaml
+
+    from .load import load_game
 
     name = f"synthetic-{copies}"
     pack = cards / name
     shutil.copytree(CARDS_DIR / DEFAULT_GAME, pack)
+    decks = load_game(name, cards).decks
+    largest = max(decks, key=lambda deck: len(deck.cards))
+    others = sum(deck.copies for deck in decks) - largest.copies
+    source = largest.path.read_text(encoding="utf-8")
+    entries = ["- id:" + entry for entry in source.split("- id:")[1:]]
+    grown, held = [source.rstrip() + "\n"], largest.copies
+    while held + others < copies:
+        entry = entries[len(grown) % len(entries)]
+        grown.append(entry.replace("- id: ", f"- id: X{len(grown):05d}", 1))
+        held += (yaml.safe_load(entry)[0] or {}).get("qty", 1)
+    largest.path.write_text("".join(grown), encoding="utf-8")
     game = yaml.safe_load((pack / "game.yaml").read_text(encoding="utf-8"))
-    decks = {d["id"]: d for d in game["decks"]}  # the events name roles, so the roles stay
-    game["decks"] = [decks["roles"], {**decks["collective"], "file": "many.yaml",
-                                      "count": copies}]
-    for key in ("components", "dice", "sizes"):
+    for deck in game["decks"]:
+        if deck["id"] == largest.spec.id:
+            deck["count"] = held
+    for key in ("components", "dice", "rulebook"):
         game.pop(key, None)
     (pack / "game.yaml").write_text(yaml.safe_dump(game, allow_unicode=True), encoding="utf-8")
-    source = (pack / "collective.yaml").read_text(encoding="utf-8")
-    entries = ["- id:" + entry for entry in source.split("- id:")[1:]]
-    many = [entries[i % len(entries)].replace("- id: C", f"- id: X{i:04d}C", 1)
-            for i in range(copies)]
-    (pack / "many.yaml").write_text("".join(many), encoding="utf-8")
-    (pack / "rulebook.md").unlink()
+    (pack / "rulebook.md").unlink(missing_ok=True)
     return name
+
+
+def _edits(cards: Path, game: str) -> tuple[Path, list[tuple[str, str]]]:
+    """Two one-card edits to the first card of the first deck, as (old, new) text in its file:
+    its name with a letter it already has, then with a character new to the pack (but in its
+    body font)."""
+    from .fonts import load_fonts
+    from .load import load_game
+
+    loaded = load_game(game, cards)
+    card = loaded.decks[0].cards[0]
+    text = "".join(path.read_text(encoding="utf-8", errors="ignore")
+                   for path in (cards / game).rglob("*") if path.is_file())
+    have = load_fonts().characters(loaded.spec.fonts["body"])
+    new = next(chr(code) for code in range(0x4E00, 0x9FFF)
+               if code in have and chr(code) not in text)
+    return loaded.decks[0].path, [(f"name: {card.name}", f"name: {card.name}{card.name[0]}"),
+                                  (f"name: {card.name}{card.name[0]}", f"name: {card.name}{new}")]
 
 
 def _chromium(html_dir: Path) -> float | None:
@@ -129,25 +156,27 @@ def main() -> None:
         _timed_build(DEFAULT_GAME, cards, out)  # the same parts, without writing the HTML
         same, _ = _timed_build(DEFAULT_GAME, cards, out)
         print(f"  nothing changed:  {same:.2f} s (no layout, WeasyPrint not imported)")
-        events = cards / DEFAULT_GAME / "collective.yaml"
-        for old, new, what in (("旱魃肆虐", "旱魃大肆虐", "one card's name"),
-                               ("宁可饿死", "宁可饕死", "one card's motto, with a new character")):
-            events.write_text(events.read_text(encoding="utf-8").replace(old, new),
-                              encoding="utf-8")
+        deck, edits = _edits(cards, DEFAULT_GAME)
+        for (old, new), what in zip(edits, ("one card's name",
+                                            "one card's name, with a character new to the pack"),
+                                    strict=True):
+            source = deck.read_text(encoding="utf-8")
+            assert old in source, f"{deck} does not say {old!r}"
+            deck.write_text(source.replace(old, new, 1), encoding="utf-8")
             edited, said = _timed_build(DEFAULT_GAME, cards, out)
             print(f"  {what} edited: {edited:.2f} s ({said})")
         sizes = {}
-        for copies in (120, 1200, 2000):
-            name = _synthetic(cards, copies)
-            sizes[copies] = _stages(name, cards)
-        small, large = sizes[120], sizes[1200]
+        for copies in (200, 2000):
+            sizes[copies] = _stages(_synthetic(cards, copies), cards)
+        small, large = sizes[200], sizes[2000]
         ratio = sum(large["times"].values()) / sum(small["times"].values())
-        print(f"\nscaling: 120 cards {sum(small['times'].values()):.1f} s, 1,200 cards "
-              f"{sum(large['times'].values()):.1f} s: {ratio:.1f}x the time for 10x the cards")
-        for copies in (120, 2000):
-            peak = sizes[copies]["peak_mb"]
-            print(f"peak memory, {copies:,} cards: {peak['RUSAGE_SELF']:.0f} MB in the main "
-                  f"process, {peak['RUSAGE_CHILDREN']:.0f} MB in the largest worker")
+        print(f"\nscaling: {small['cards']:,} cards {sum(small['times'].values()):.1f} s, "
+              f"{large['cards']:,} cards {sum(large['times'].values()):.1f} s: {ratio:.1f}x the "
+              f"time for {large['cards'] / small['cards']:.1f}x the cards")
+        for run in (small, large):
+            peak = run["peak_mb"]
+            print(f"peak memory, {run['cards']:,} cards: {peak['RUSAGE_SELF']:.0f} MB in the "
+                  f"main process, {peak['RUSAGE_CHILDREN']:.0f} MB in the largest worker")
 
 
 if __name__ == "__main__":
