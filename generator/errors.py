@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from . import PROJECT_ROOT
 
 
+@cache
 def display_path(path: Path | str) -> str:
     """Return a path relative to the project root when it lies inside it."""
     path = Path(path)

@@ -29,7 +29,7 @@ class LineList(list):
     lines: list[int]
 
 
-class _LineLoader(yaml.SafeLoader):
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # LibYAML, when built in
     """A safe loader that records line numbers and reports duplicate keys."""
 
     def __init__(self, stream: str):

@@ -49,7 +49,7 @@ def test_yaml_syntax_error_names_the_line(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
     edit(game, "players: 1-2人\n", "players: 1-2人\n  oops: [\n")
     assert _messages(packs) == [
-        f"{game}:5: error: E002: YAML syntax: mapping values are not allowed here"
+        f"{game}:5: error: E002: YAML syntax: mapping values are not allowed in this context"
     ]
 
 
