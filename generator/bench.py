@@ -2,7 +2,8 @@
 
 Runs each measurement in a fresh Python process, so imports and caches count as they do for
 a designer: a cold build stage by stage, a build with nothing changed, a build after a
-one-card edit, and a synthetic pack of 10x and of 2,000 cards for scaling and peak memory.
+one-card edit (in a fresh process and in `pnp watch`), and a synthetic pack of 10x and of
+2,000 cards for scaling and peak memory.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -59,12 +61,48 @@ def _timed_build(game: str, cards: Path, out: Path, *extra: str) -> tuple[float,
     began = time.perf_counter()
     run = _python("-m", "generator.cli", "--cards", str(cards), "build", game, "--out", str(out),
                   *extra)
-    seconds = time.perf_counter() - began
-    lines = run.stderr.splitlines()
+    return time.perf_counter() - began, _summary(run.stderr.splitlines())
+
+
+def _summary(lines: list[str]) -> str:
+    """What a build said about the parts it laid out and the ones it took from the cache."""
     said = [line.split(": ", 2)[-1] for line in lines if "parts laid out" in line
             and " 0 of " not in line] + [line.split("(")[-1].rstrip(")") for line in lines
                                           if "from the cache" in line]
-    return seconds, "; ".join(said) or lines[-1]
+    return "; ".join(said) or lines[-1]
+
+
+def _watched(game: str, cards: Path, out: Path, deck: Path,
+             edits: list[tuple[str, str]]) -> list[tuple[float, str]]:
+    """Seconds from saving each edit to `pnp watch` saying the PDFs are written (its polling
+    included), and what it laid out."""
+    watching = subprocess.Popen([sys.executable, "-m", "generator.cli", "--cards", str(cards),
+                                 "watch", game, "--out", str(out)],
+                                stderr=subprocess.PIPE, text=True)
+    assert watching.stderr is not None
+
+    def next_round() -> list[str]:
+        lines: list[str] = []
+        while not lines or "watching" not in lines[-1]:
+            line = watching.stderr.readline()
+            if not line:
+                raise RuntimeError("pnp watch stopped: " + "".join(lines))
+            lines.append(line.rstrip("\n"))
+        return lines
+
+    try:
+        next_round()  # the first build, from the cache
+        timings = []
+        for old, new in edits:
+            source = deck.read_text(encoding="utf-8")
+            began = time.perf_counter()
+            deck.write_text(source.replace(old, new, 1), encoding="utf-8")
+            said = next_round()
+            timings.append((time.perf_counter() - began, _summary(said)))
+        return timings
+    finally:
+        watching.send_signal(signal.SIGINT)
+        watching.wait(timeout=60)
 
 
 def _synthetic(cards: Path, copies: int) -> str:
@@ -165,6 +203,11 @@ def main() -> None:
             deck.write_text(source.replace(old, new, 1), encoding="utf-8")
             edited, said = _timed_build(DEFAULT_GAME, cards, out)
             print(f"  {what} edited: {edited:.2f} s ({said})")
+        undo = [(new, old) for old, new in reversed(edits)]
+        print("  `pnp watch`, the same edits undone one by one, from saving the file to the PDFs "
+              "written:")
+        for seconds, said in _watched(DEFAULT_GAME, cards, out, deck, undo):
+            print(f"    {seconds:.2f} s ({said})")
         sizes = {}
         for copies in (200, 2000):
             sizes[copies] = _stages(_synthetic(cards, copies), cards)

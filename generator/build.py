@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -289,16 +290,21 @@ def build_game(
     out_root: Path = BUILD_DIR,
     cards_dir: Path = CARDS_DIR,
     progress: Progress = lambda message: None,
+    workers: Workers | None = None,
 ) -> dict:
-    """Build every output of a game; nothing is written unless everything succeeded."""
+    """Build every output of a game; nothing is written unless everything succeeded.
+
+    A running `workers` pool is used and left running (pnp watch); else one is started and
+    stopped.
+    """
     started = time.perf_counter()
     digest = input_digest(cards_dir / name, options)
-    with Workers().start() as workers:
+    with nullcontext(workers) if workers else Workers().start() as pool:
         game, geometry, fonts = _checked(name, cards_dir, options, progress)
         planned = plan_outputs(game, geometry, fonts, options)
         books = rulebooks(game, geometry, fonts, options)
         cache = PartCache(out_root / name / PARTS_DIR)
-        rendered = render_documents(game, fonts, planned, books, progress, cache, workers)
+        rendered = render_documents(game, fonts, planned, books, progress, cache, pool)
     found = [finding for result in rendered for finding in result.findings]
     if errors_only(found) or (options.strict and found):
         raise PackError(found if options.strict else errors_only(found))

@@ -57,6 +57,16 @@ def cmd_rulebook(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Build a game, then again each time one of its files changes, until Ctrl-C."""
+    from .watch import watch
+
+    options = BuildOptions(paper=args.paper, backs=not args.no_backs, strict=args.strict,
+                           booklet=args.booklet)
+    watch(args.game, options, out_root=args.out, cards_dir=args.cards, progress=_progress)
+    return EXIT_OK
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """Check each game and print every finding, then a summary (or all of it as JSON)."""
     from .build import validate_game
@@ -131,6 +141,19 @@ def parser() -> argparse.ArgumentParser:
     rulebook.add_argument("--out", type=Path, default=BUILD_DIR,
                           help="output folder (default: build/)")
     rulebook.set_defaults(func=cmd_rulebook)
+
+    watching = sub.add_parser("watch", help="build, then rebuild each time a file of the game "
+                              "changes, with WeasyPrint kept loaded (Ctrl-C stops)")
+    watching.add_argument("game", nargs="?", default=DEFAULT_GAME, metavar="GAME",
+                          help=f"default: {DEFAULT_GAME}")
+    watching.add_argument("--paper", choices=["a4", "letter"], default="a4")
+    watching.add_argument("--no-backs", action="store_true", help="leave the backs pages out")
+    watching.add_argument("--strict", action="store_true", help="refuse to build on warnings too")
+    watching.add_argument("--booklet", action="store_true",
+                          help="also impose the rulebook as a saddle-stitched booklet")
+    watching.add_argument("--out", type=Path, default=BUILD_DIR,
+                          help="output folder (default: build/)")
+    watching.set_defaults(func=cmd_watch)
 
     validate = sub.add_parser("validate", help="check game packs, their layout included, "
                               "without writing anything")

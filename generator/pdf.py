@@ -6,6 +6,7 @@ import io
 import logging
 import multiprocessing
 import os
+import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -209,6 +210,12 @@ def _finish(document: Any, min_dpi: float, write: bool, warnings: list[str], ser
                    time.perf_counter() - started)
 
 
+def _worker() -> None:
+    """A worker ignores Ctrl-C, which the main process handles for all, and loads WeasyPrint."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _weasyprint()
+
+
 class Workers:
     """Processes that lay out parts side by side, one a core: WeasyPrint is single-threaded.
 
@@ -225,7 +232,7 @@ class Workers:
         cores = os.cpu_count() or 1
         if self._pool is None and cores > 1:
             self._pool = ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork"),
-                                             initializer=_weasyprint)
+                                             initializer=_worker)
             self._pool.submit(int)  # the processes start at the first task
         return self
 

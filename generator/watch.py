@@ -1,0 +1,60 @@
+"""`pnp watch`: rebuild a game each time one of its files changes, in a process kept warm.
+
+A designer edits a number and saves; the PDFs follow. The process keeps WeasyPrint imported
+and its workers running between builds, so a rebuild pays only for reading the pack and for
+the parts that changed. A mistake prints its findings and leaves the last good PDFs alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from . import BUILD_DIR, CARDS_DIR, FONTS_DIR, TEMPLATES_DIR
+from .build import Progress, build_game
+from .cache import BuildOptions
+from .errors import PackError, PnpError
+from .pdf import Workers
+
+POLL = 0.05  # seconds between looks at the files' sizes and modification times
+
+
+def stamps(folders: list[Path]) -> dict[str, tuple[int, int]]:
+    """Every file under the folders, with its size and modification time."""
+    found = {}
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file() and not path.name.startswith("."):
+                info = path.stat()
+                found[str(path)] = (info.st_size, info.st_mtime_ns)
+    return found
+
+
+def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
+          cards_dir: Path = CARDS_DIR, progress: Progress = lambda message: None,
+          stop: Callable[[], bool] = lambda: False) -> None:
+    """Build now, then again whenever a file of the pack, a template or a font changes,
+    until `stop` says so."""
+    folders = [cards_dir / name, TEMPLATES_DIR, FONTS_DIR]
+    seen: dict[str, tuple[int, int]] = {}
+    with Workers().start() as workers:
+        while not stop():
+            now = stamps(folders)
+            if now == seen:
+                time.sleep(POLL)
+                continue
+            seen = now
+            began = time.perf_counter()
+            try:
+                build_game(name, options, out_root, cards_dir, progress, workers)
+            except PackError as exc:
+                for finding in exc.findings:
+                    progress(str(finding))
+                progress(f"{name}: {len(exc.findings)} findings; nothing was written, the last "
+                         "PDFs stand")
+            except (PnpError, OSError) as exc:
+                progress(f"{name}: error: {exc}; nothing was written, the last PDFs stand")
+            else:
+                progress(f"{name}: rebuilt in {time.perf_counter() - began:.2f} s")
+            progress(f"{name}: watching {cards_dir / name} for changes (Ctrl-C stops)")
