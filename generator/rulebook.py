@@ -162,20 +162,18 @@ def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) ->
 class Rulebook:
     """The rulebook cut where its pages break anyway, so each part is laid out (and cached) apart.
 
-    Chapters and gallery decks each start a page; consecutive ones are taken together up to
-    PART_SIZE characters of HTML, so that no part is so small that setting it up costs more
-    than laying it out. The front matter (cover and contents) and the folios (page numbers,
-    running heads) come last, once the parts' page counts and the pages their headings land
-    on are known.
+    Chapters and gallery decks each start a page, and each is a part. The front matter (cover
+    and contents) and the folios (page numbers, running heads) come last, once the parts'
+    page counts and the pages their headings land on are known.
     """
 
     render: Callable[..., str]
-    pieces: list[tuple[Markup, list]]  # each part: its chapters' HTML, its gallery decks
+    pieces: list[tuple[Markup, list]]  # each part: a chapter's HTML, or a gallery deck
     headings: list[Heading]
 
     @cached_property
     def parts(self) -> list[str]:
-        """Each group of chapters or gallery decks, as a document of its own."""
+        """Each chapter or gallery deck, as a document of its own."""
         return [self.render("part", body=body, gallery=decks) for body, decks in self.pieces]
 
     def whole(self) -> str:
@@ -192,29 +190,12 @@ class Rulebook:
         return self.render("folio", folios=pages)
 
 
-PART_SIZE = 6_000  # characters of chapter or gallery HTML a rulebook part holds, at least
-
-
 def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
-    """The HTML cut before each chapter heading (a chapter always starts a page), and the
-    gallery's decks, in groups of at least PART_SIZE characters."""
-    items: list[tuple[str, Markup | tuple]] = [
-        (chunk, Markup(chunk)) for chunk in re.split(r"(?=<h2[ >])", body) if chunk.strip()]
-    items += [("".join(figure.html for row in section[1] for figure in row), section)
-              for section in sections]
-    pieces: list[tuple[Markup, list]] = []
-    size = PART_SIZE
-    for text, item in items:
-        if size >= PART_SIZE:
-            pieces.append((Markup(""), []))
-            size = 0
-        body, decks = pieces[-1]
-        if isinstance(item, tuple):
-            decks.append(item)
-        else:
-            pieces[-1] = (body + item, decks)
-        size += len(text)
-    return pieces
+    """The HTML cut before each chapter heading (a chapter always starts a page), then the
+    gallery's decks, one part each: a stylesheet is parsed once per process, so even a short
+    part costs little to set up, and an edit lays out no more than its own chapter."""
+    chapters = [(Markup(chunk), []) for chunk in re.split(r"(?=<h2[ >])", body) if chunk.strip()]
+    return chapters + [(Markup(""), [section]) for section in sections]
 
 
 def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pypdfium2
 
-from generator import rulebook
 from generator.build import PARTS_DIR, BuildOptions, build_game
 from generator.cache import LaidOut, PartCache, stamp
 
@@ -25,9 +24,8 @@ def _said(messages: list[str], file: str) -> str:
     return next(m for m in messages if f": {file}: " in m and "parts laid out" in m)
 
 
-def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path, tmp_path: Path,
-                                                                  monkeypatch) -> None:
-    monkeypatch.setattr(rulebook, "PART_SIZE", 0)  # each chapter and gallery deck a part
+def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path,
+                                                                  tmp_path: Path) -> None:
     spells, game = packs / "mini" / "spells.yaml", packs / "mini" / "game.yaml"
     edit(spells, "qty: 2", "qty: 12")  # 14 cards: two sheets of nine, each with its backs
     edit(game, "count: 4", "count: 14")
@@ -112,3 +110,25 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
         page = render_page(out / "mini" / name, last if name == "rulebook.pdf" else 0, dpi=100)
         colours = {colour for _, colour in page.getcolors(1 << 24)}
         assert (0x34, 0x56, 0xCD) in colours and (0x12, 0xAB, 0x34) not in colours, name
+
+
+def test_a_stylesheet_parsed_once_draws_the_same_pdf(packs: Path, monkeypatch) -> None:
+    """Each part's stylesheet is parsed once per process and given apart from its document:
+    the card sheet and a rulebook chapter come out byte for byte as laid out whole."""
+    from generator import pdf
+    from generator.build import check, plan_outputs, rulebooks
+
+    game, geometry, fonts, _ = check("mini", packs)
+    sheet = plan_outputs(game, geometry, fonts, BuildOptions())[0].parts[0]
+    chapter = rulebooks(game, geometry, fonts, BuildOptions())[0][2].parts[0]
+    for html in (sheet, chapter):
+        kept, rules = pdf._split_style(html)
+        assert "@font-face" in kept and "@font-face" not in rules
+        assert ".card" in rules or "h2" in rules
+        assert ".card" not in kept and "@page" not in kept
+        split = pdf.render(html, game.root, fonts.files(), 300).pdf
+        monkeypatch.setattr(pdf, "_split_style", lambda html: (html, ""))
+        assert pdf.render(html, game.root, fonts.files(), 300).pdf == split
+        monkeypatch.undo()
+    imports = sheet.replace("<style>", "<style>\n@import url('style.css');", 1)
+    assert pdf._split_style(imports) == (imports, "")  # the file it reads is recorded
