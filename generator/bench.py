@@ -24,8 +24,8 @@ STAGES = """
 import json, resource, sys, tempfile, time
 from pathlib import Path
 started = time.perf_counter()
-from generator.build import BuildOptions, PartCache, Workers, check, plan_outputs, render_documents
-from generator.build import rulebooks
+from generator.build import BuildOptions, Layouts, PartCache, Workers, check, plan_outputs
+from generator.build import render_documents, rulebooks
 times = {"import": time.perf_counter() - started}
 def stage(name, call):
     began = time.perf_counter()
@@ -38,7 +38,8 @@ books = stage("rulebook html", lambda: [(s, b, r) for s, b, r in rulebooks(
     game, geometry, fonts, BuildOptions()) if r.parts])
 with tempfile.TemporaryDirectory() as folder, Workers() as workers:
     rendered = stage("layout+write", lambda: render_documents(
-        game, fonts, planned, books, lambda m: None, PartCache(Path(folder)), workers))
+        game, planned, books, lambda m: None, Layouts(game, fonts, PartCache(Path(folder)),
+                                                      workers)))
 cards = sum(deck.copies for deck in game.decks)
 pages = sum(result.pages for result in rendered)
 peak = {who: resource.getrusage(getattr(resource, who)).ru_maxrss / 1024

@@ -164,14 +164,14 @@ class Layouts:
         self.game, self.fonts, self.cache, self.write = game, fonts, cache, write
         self.workers = workers
         self.done: dict[str, LaidOut] = {}
-        self.anew: set[str] = set()
+        self.anew: set[str] = set()  # started here, not taken from the cache
+        self.waiting: list[Callable[[], None]] = []
 
-    def lay_out(self, htmls: list[str]) -> Callable[[], None]:
-        """Start laying out every part not yet done, taking what the cache has; the call
-        returned waits for them."""
+    def start(self, htmls: list[str]) -> None:
+        """Start laying out every part not yet done nor started, taking what the cache has."""
         todo = []
         for html in dict.fromkeys(htmls):
-            if html in self.done:
+            if html in self.done or html in self.anew:
                 continue
             cached = self.cache.get(part_key(html))
             if cached is None:
@@ -188,7 +188,12 @@ class Layouts:
                 if part.pdf:
                     self.cache.put(part_key(html), part)
 
-        return finish
+        self.waiting.append(finish)
+
+    def wait(self) -> None:
+        """Wait for every part started."""
+        while self.waiting:
+            self.waiting.pop(0)()
 
     def output(self, file: str, parts: list[str], progress: Progress,
                overlay: str | None = None) -> Rendered:
@@ -231,30 +236,29 @@ def _links(parts: list[LaidOut]) -> list[tuple[int, list[float], int]]:
             if anchor in where]
 
 
-def render_documents(game: Game, fonts: FontRegistry, planned: list[Planned],
-                     books: list[tuple[str, bool, Rulebook]], progress: Progress,
-                     cache: PartCache, workers: Workers, write: bool = True) -> list[Rendered]:
+def render_documents(game: Game, planned: list[Planned], books: list[tuple[str, bool, Rulebook]],
+                     progress: Progress, layouts: Layouts) -> list[Rendered]:
     """Lay out, measure and write every output: the card outputs, then each rulebook.
 
-    A rulebook's chapters are laid out with the card sheets; its cover and contents, which
-    give the chapters' page numbers, and its folios follow once those are known.
+    A rulebook's chapters are laid out with the card sheets (which may have been started
+    already); its cover and contents, which give the chapters' page numbers, and its folios
+    follow once those are known.
     """
     starts = {stem: book.front(None) for stem, _, book in books}
-    first = [html for plan in planned for html in plan.parts]
-    first += [html for stem, _, book in books for html in book.parts + [starts[stem]]]
-    layouts = Layouts(game, fonts, cache, workers, write)
-    layouts.lay_out(first)()
+    layouts.start([html for plan in planned for html in plan.parts])
+    layouts.start([html for stem, _, book in books for html in book.parts + [starts[stem]]])
+    layouts.wait()
     finals = {}
     for stem, _, book in books:
         finals[stem] = _numbered(book, layouts.done[starts[stem]],
                                  [layouts.done[html] for html in book.parts])
-    numbering = layouts.lay_out([html for pair in finals.values() for html in pair])
+    layouts.start([html for pair in finals.values() for html in pair])
     rendered = [layouts.output(plan.output.file, plan.parts, progress) for plan in planned]
-    numbering()  # the card outputs were joined while the rulebooks' numbers were laid out
+    layouts.wait()  # the card outputs were joined while the rulebooks' numbers were laid out
     for stem, _, book in books:
         front, folios = finals[stem]
         rendered.append(layouts.output(f"{stem}.pdf", [front] + book.parts, progress, folios))
-        cache.used[f"{stem}.pdf"].append(part_key(starts[stem]))  # keep the page count
+        layouts.cache.used[f"{stem}.pdf"].append(part_key(starts[stem]))  # keep the page count
     return rendered
 
 
@@ -302,9 +306,11 @@ def build_game(
     with nullcontext(workers) if workers else Workers().start() as pool:
         game, geometry, fonts = _checked(name, cards_dir, options, progress)
         planned = plan_outputs(game, geometry, fonts, options)
-        books = rulebooks(game, geometry, fonts, options)
         cache = PartCache(out_root / name / PARTS_DIR)
-        rendered = render_documents(game, fonts, planned, books, progress, cache, pool)
+        layouts = Layouts(game, fonts, cache, pool)
+        layouts.start([html for plan in planned for html in plan.parts])  # while the rulebook
+        books = rulebooks(game, geometry, fonts, options)  # is made into HTML
+        rendered = render_documents(game, planned, books, progress, layouts)
     found = [finding for result in rendered for finding in result.findings]
     if errors_only(found) or (options.strict and found):
         raise PackError(found if options.strict else errors_only(found))
@@ -349,7 +355,8 @@ def build_rulebook(
     books = rulebooks(game, geometry, fonts, options)
     cache = PartCache(out_root / name / PARTS_DIR)
     with Workers() as workers:
-        rendered = render_documents(game, fonts, [], books, progress, cache, workers)
+        rendered = render_documents(game, [], books, progress,
+                                    Layouts(game, fonts, cache, workers))
     manifest = _write(out_root / name, game, _rulebook_files(books, rendered, geometry, options))
     cache.keep_only()
     return manifest
@@ -397,6 +404,6 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR, paper: str = "a4",
     planned = plan_outputs(game, geometry, fonts, BuildOptions(paper))
     cache = PartCache(out_root / name / PARTS_DIR)
     with Workers() as workers:
-        rendered = render_documents(game, fonts, planned, [], progress, cache, workers,
-                                    write=False)
+        rendered = render_documents(game, planned, [], progress,
+                                    Layouts(game, fonts, cache, workers, write=False))
     return sorted(findings + [f for result in rendered for f in result.findings])
