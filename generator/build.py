@@ -160,9 +160,9 @@ class Layouts:
     on the machine's cores."""
 
     def __init__(self, game: Game, fonts: FontRegistry, cache: PartCache, workers: Workers,
-                 write: bool = True):
+                 write: bool = True, keep_workers: bool = False):
         self.game, self.fonts, self.cache, self.write = game, fonts, cache, write
-        self.workers = workers
+        self.workers, self.keep_workers = workers, keep_workers
         self.done: dict[str, LaidOut] = {}
         self.anew: set[str] = set()  # started here, not taken from the cache
         self.waiting: list[Callable[[], None]] = []
@@ -178,6 +178,8 @@ class Layouts:
                 todo.append(html)
             else:
                 self.done[html] = cached
+        if not todo:
+            return
         self.anew.update(todo)
         results = self.workers.submit(todo, self.game.root, self.fonts.files(), MIN_DPI,
                                       self.write)
@@ -194,6 +196,12 @@ class Layouts:
         """Wait for every part started."""
         while self.waiting:
             self.waiting.pop(0)()
+
+    def release(self) -> None:
+        """Once nothing is left to lay out, end the workers (unless kept for the next build),
+        so their memory is free before the outputs are joined."""
+        if not self.waiting and not self.keep_workers:
+            self.workers.stop()
 
     def output(self, file: str, parts: list[str], progress: Progress,
                overlay: str | None = None) -> Rendered:
@@ -253,8 +261,10 @@ def render_documents(game: Game, planned: list[Planned], books: list[tuple[str, 
         finals[stem] = _numbered(book, layouts.done[starts[stem]],
                                  [layouts.done[html] for html in book.parts])
     layouts.start([html for pair in finals.values() for html in pair])
+    layouts.release()
     rendered = [layouts.output(plan.output.file, plan.parts, progress) for plan in planned]
     layouts.wait()  # the card outputs were joined while the rulebooks' numbers were laid out
+    layouts.release()
     for stem, _, book in books:
         front, folios = finals[stem]
         rendered.append(layouts.output(f"{stem}.pdf", [front] + book.parts, progress, folios))
@@ -307,7 +317,7 @@ def build_game(
         game, geometry, fonts = _checked(name, cards_dir, options, progress)
         planned = plan_outputs(game, geometry, fonts, options)
         cache = PartCache(out_root / name / PARTS_DIR)
-        layouts = Layouts(game, fonts, cache, pool)
+        layouts = Layouts(game, fonts, cache, pool, keep_workers=workers is not None)
         layouts.start([html for plan in planned for html in plan.parts])  # while the rulebook
         books = rulebooks(game, geometry, fonts, options)  # is made into HTML
         rendered = render_documents(game, planned, books, progress, layouts)

@@ -270,8 +270,13 @@ class Workers:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """End the processes, giving their memory back."""
         if self._pool is not None:
             self._pool.shutdown()
+            self._pool = None
 
     def submit(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
                write: bool = True) -> Callable[[], list[LaidOut]]:
