@@ -21,7 +21,7 @@ from pathlib import Path
 from . import CARDS_DIR, DEFAULT_GAME
 
 STAGES = """
-import json, resource, sys, tempfile, time
+import json, sys, tempfile, time
 from pathlib import Path
 started = time.perf_counter()
 from generator.build import BuildOptions, Layouts, PartCache, Workers, check, plan_outputs
@@ -42,9 +42,7 @@ with tempfile.TemporaryDirectory() as folder, Workers() as workers:
                                                       workers)))
 cards = sum(deck.copies for deck in game.decks)
 pages = sum(result.pages for result in rendered)
-peak = {who: resource.getrusage(getattr(resource, who)).ru_maxrss / 1024
-        for who in ("RUSAGE_SELF", "RUSAGE_CHILDREN")}
-print(json.dumps({"times": times, "cards": cards, "pages": pages, "peak_mb": peak}))
+print(json.dumps({"times": times, "cards": cards, "pages": pages}))
 """
 
 
@@ -156,6 +154,41 @@ def _edits(cards: Path, game: str) -> tuple[Path, list[tuple[str, str]]]:
                                   (f"name: {card.name}{card.name[0]}", f"name: {card.name}{new}")]
 
 
+def _pss(pid: int) -> float:
+    """A process's proportional set size in MB (its own pages, and its share of shared ones)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+            return next(int(line.split()[1]) for line in rollup if line.startswith("Pss:")) / 1024
+    except (OSError, StopIteration, ValueError):
+        return 0.0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as listing:
+            return [int(child) for child in listing.read().split()]
+    except OSError:
+        return []
+
+
+def _sampled_build(game: str, cards: Path, out: Path) -> tuple[float, dict[str, float]]:
+    """Wall time of a whole `pnp build` in a fresh process, and its peak memory, sampled every
+    0.05 s over the main process and its workers (Linux)."""
+    began = time.perf_counter()
+    build = subprocess.Popen([sys.executable, "-m", "generator.cli", "--cards", str(cards),
+                              "build", game, "--out", str(out)], stderr=subprocess.DEVNULL)
+    peak = {"all": 0.0, "main": 0.0, "worker": 0.0}
+    while build.poll() is None:
+        workers = [_pss(child) for child in _children(build.pid)]
+        main = _pss(build.pid)
+        peak = {"all": max(peak["all"], main + sum(workers)), "main": max(peak["main"], main),
+                "worker": max([peak["worker"], *workers])}
+        time.sleep(0.05)
+    if build.returncode:
+        raise RuntimeError(f"pnp build {game} failed")
+    return time.perf_counter() - began, peak
+
+
 def _chromium(html_dir: Path) -> float | None:
     """Seconds headless Chromium takes to print the same HTML files, one after the other."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -209,19 +242,16 @@ def main() -> None:
               "written:")
         for seconds, said in _watched(DEFAULT_GAME, cards, out, deck, undo):
             print(f"    {seconds:.2f} s ({said})")
-        sizes = {}
-        for copies in (200, 2000):
-            sizes[copies] = _stages(_synthetic(cards, copies), cards)
-        small, large = sizes[200], sizes[2000]
-        ratio = sum(large["times"].values()) / sum(small["times"].values())
-        print(f"\nscaling: {small['cards']:,} cards {sum(small['times'].values()):.1f} s, "
-              f"{large['cards']:,} cards {sum(large['times'].values()):.1f} s: {ratio:.1f}x the "
-              f"time for {large['cards'] / small['cards']:.1f}x the cards")
-        for run in (small, large):
-            peak = run["peak_mb"]
-            print(f"peak memory, {run['cards']:,} cards: {peak['RUSAGE_SELF']:.0f} MB in the "
-                  f"main process, {peak['RUSAGE_CHILDREN']:.0f} MB in the largest worker")
-
+        sizes = {copies: _sampled_build(_synthetic(cards, copies), cards, out)
+                 for copies in (200, 2000)}
+        small, large = sizes[200][0], sizes[2000][0]
+        print(f"\nscaling (whole `pnp build`, every output written): 200 cards {small:.1f} s, "
+              f"2,000 cards {large:.1f} s ({2000 / large:.0f} cards/s): {large / small:.1f}x the "
+              "time for 10x the cards")
+        for copies, (_, peak) in sizes.items():
+            print(f"peak memory, {copies:,} cards: {peak['all']:.0f} MB in all its processes at "
+                  f"once (main {peak['main']:.0f} MB, largest worker {peak['worker']:.0f} MB; "
+                  "proportional set size, so pages the processes share count once)")
 
 if __name__ == "__main__":
     main()
