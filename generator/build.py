@@ -133,12 +133,14 @@ def sources(game: Game) -> dict[str, tuple[str, int]]:
 
 def rulebooks(game: Game, geometry: Geometry, fonts: FontRegistry,
               options: BuildOptions) -> list[tuple[str, bool, Rulebook]]:
-    """The rulebook, and its booklet when asked for: (file stem, booklet?, rulebook) each."""
+    """The rulebook, and its booklet when asked for: (file stem, booklet?, rulebook) each. The
+    stem names the paper, as each paper lays the rulebook out anew."""
     if not has_rulebook(game):
         return []
     variants = [("rulebook", False)] + ([("rulebook-booklet", True)] if options.booklet else [])
-    return [(stem, booklet, rulebook(game, geometry, fonts, options.paper, booklet))
-            for stem, booklet in variants]
+    return [(f"{kind}-{options.paper}", booklet,
+             rulebook(game, geometry, fonts, options.paper, booklet))
+            for kind, booklet in variants]
 
 
 @dataclass(frozen=True)
@@ -385,7 +387,8 @@ def _rulebook_files(books: list[tuple[str, bool, Rulebook]], rendered: list[Rend
             pages = len(order)
         if options.html:
             files.append((f"{stem}.html", book.whole().encode("utf-8"), None))
-        files.append((f"{stem}.pdf", data, Output(f"{stem}.pdf", stem, options.paper, pages)))
+        kind = stem.removesuffix(f"-{options.paper}")
+        files.append((f"{stem}.pdf", data, Output(f"{stem}.pdf", kind, options.paper, pages)))
     return files
 
 

@@ -134,7 +134,7 @@ def parser() -> argparse.ArgumentParser:
     rulebook.add_argument("games", nargs="*", metavar="GAME", help=f"default: {DEFAULT_GAME}")
     rulebook.add_argument("--paper", choices=["a4", "letter"], default="a4")
     rulebook.add_argument("--booklet", action="store_true",
-                          help="also write rulebook-booklet.pdf: half-size pages two up on "
+                          help="also write rulebook-booklet-<paper>.pdf: half-size pages two up on "
                           "the paper, in saddle-stitch order")
     rulebook.add_argument("--html", action="store_true", help="also write the HTML")
     rulebook.add_argument("--strict", action="store_true", help="refuse on warnings too")

@@ -32,13 +32,13 @@ def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path,
     warm = tmp_path / "warm"
     first = _build(packs, warm)
     assert "cards-a4.pdf: 4 pages, 2 of 2 parts laid out" in _said(first, "cards-a4.pdf")
-    assert "rulebook.pdf: 5 pages, 5 of 5 parts laid out" in _said(first, "rulebook.pdf")
+    assert "rulebook-a4.pdf: 5 pages, 5 of 5 parts laid out" in _said(first, "rulebook-a4.pdf")
 
     edit(spells, "造成 **3** 点伤害", "造成 **5** 点伤害")  # S1 is on the first sheet only
     second = _build(packs, warm)
     assert "cards-a4.pdf: 4 pages, 1 of 2 parts laid out" in _said(second, "cards-a4.pdf")
     # the gallery shows S1: its part is laid out again; chapters, cover and folios are not
-    assert "rulebook.pdf: 5 pages, 1 of 5 parts laid out" in _said(second, "rulebook.pdf")
+    assert "rulebook-a4.pdf: 5 pages, 1 of 5 parts laid out" in _said(second, "rulebook-a4.pdf")
     assert "造成5点伤害" in page_texts(warm / "mini" / "cards-a4.pdf")[0].replace(" ", "")
 
     cold = tmp_path / "cold"
@@ -66,7 +66,7 @@ def test_a_part_whose_file_changed_is_not_taken_from_the_cache(tmp_path: Path) -
 
 def test_rulebook_pages_carry_their_numbers_and_chapter(default_a4: Path) -> None:
     """Chapters are laid out apart; the folios printed over them number the pages as one."""
-    document = pypdfium2.PdfDocument(default_a4 / "rulebook.pdf")
+    document = pypdfium2.PdfDocument(default_a4 / "rulebook-a4.pdf")
     feet, heads = [], []
     for page in document:
         width, height = page.get_size()
@@ -75,7 +75,7 @@ def test_rulebook_pages_carry_their_numbers_and_chapter(default_a4: Path) -> Non
         heads.append(text.get_text_bounded(0, height - 14 * MM, width, height).strip())
     assert len(feet) > 60
     assert feet == [""] + [str(number) for number in range(2, len(feet) + 1)]  # not the cover
-    texts = page_texts(default_a4 / "rulebook.pdf")
+    texts = page_texts(default_a4 / "rulebook-a4.pdf")
     chapter = next(i for i, text in enumerate(texts) if text.startswith("三、游戏准备"))
     assert heads[chapter] == heads[chapter + 1] == "三、游戏准备"
     assert heads[:3] == ["", "", ""]  # no running head over the cover and the contents
@@ -103,11 +103,11 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
     assert "cards-a4.pdf: 2 pages, 1 of 1 parts laid out" in _said(messages, "cards-a4.pdf")
     cold = tmp_path / "cold"
     _build(packs, cold)
-    for name in ("cards-a4.pdf", "rulebook.pdf"):  # one part as it is; the rulebook joined
+    for name in ("cards-a4.pdf", "rulebook-a4.pdf"):  # one part as it is; the rulebook joined
         warm = (out / "mini" / name).read_bytes()
         assert warm == (cold / "mini" / name).read_bytes(), name
         last = len(pypdfium2.PdfDocument(out / "mini" / name)) - 1  # the gallery, or the fronts
-        page = render_page(out / "mini" / name, last if name == "rulebook.pdf" else 0, dpi=100)
+        page = render_page(out / "mini" / name, last if name == "rulebook-a4.pdf" else 0, dpi=100)
         colours = {colour for _, colour in page.getcolors(1 << 24)}
         assert (0x34, 0x56, 0xCD) in colours and (0x12, 0xAB, 0x34) not in colours, name
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pypdf import PdfReader
 
 from generator import cli
 
@@ -20,13 +21,23 @@ def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
     assert manifest["outputs"] == [{"file": "cards-letter.pdf", "kind": "cards",
                                     "paper": "letter", "pages": 2,
                                     "decks": {"spells": {"faces": 4, "backs": 4}}},
-                                   {"file": "rulebook.pdf", "kind": "rulebook",
+                                   {"file": "rulebook-letter.pdf", "kind": "rulebook",
                                     "paper": "letter", "pages": 5, "decks": {}}]
     assert "cards-letter.pdf: 2 pages" in capsys.readouterr().err
     assert cli.main([*cards, "validate", "mini"]) == 0
     assert capsys.readouterr().out == "mini: 0 errors, 0 warnings\n"
     assert cli.main([*cards, "list"]) == 0
     assert capsys.readouterr().out == "mini\t测试小包\tt1\t4 cards\n"
+
+
+def test_each_paper_keeps_its_own_rulebook(packs: Path, tmp_path: Path) -> None:
+    """A4, then Letter, then A4 again (up to date): neither rulebook is the other's paper."""
+    cards = ["--cards", str(packs)]
+    for paper in ("a4", "letter", "a4"):
+        assert cli.main([*cards, "build", "mini", "--paper", paper, "--out", str(tmp_path)]) == 0
+    for paper, size in (("a4", (595.28, 841.89)), ("letter", (612.0, 792.0))):
+        box = PdfReader(tmp_path / "mini" / f"rulebook-{paper}.pdf").pages[0].mediabox
+        assert (float(box.width), float(box.height)) == pytest.approx(size, abs=0.05)
 
 
 def test_bad_input_exits_1_with_path_and_line(packs: Path, tmp_path: Path, capsys) -> None:

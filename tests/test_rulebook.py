@@ -51,7 +51,7 @@ def _landed(pdf: Path) -> list[tuple[str, int]]:
 
 
 def test_contents_page_numbers_match_where_headings_land(default_a4: Path) -> None:
-    pdf = default_a4 / "rulebook.pdf"
+    pdf = default_a4 / "rulebook-a4.pdf"
     contents, landed = _contents(pdf), _landed(pdf)
     assert len(contents) > 10
     assert contents == [entry for entry in landed if entry in contents]
@@ -63,7 +63,7 @@ def test_contents_page_numbers_match_where_headings_land(default_a4: Path) -> No
 
 
 def test_the_rulebook_quotes_the_data(default_a4: Path) -> None:
-    text = "".join(page_texts(default_a4 / "rulebook.pdf"))
+    text = "".join(page_texts(default_a4 / "rulebook-a4.pdf"))
     game = load_game(DEFAULT_GAME)
     for item in game.spec.components:
         assert flat(f"{item.name}{item.count}") in text, item.name
@@ -84,8 +84,8 @@ def test_a_changed_parameter_is_changed_in_the_rulebook(tmp_path: Path, default_
     rules["calamity"]["win_max"] = 11
     path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
     build_rulebook(DEFAULT_GAME, out_root=tmp_path / "out", cards_dir=cards)
-    before = "".join(page_texts(default_a4 / "rulebook.pdf"))
-    after = "".join(page_texts(tmp_path / "out" / DEFAULT_GAME / "rulebook.pdf"))
+    before = "".join(page_texts(default_a4 / "rulebook-a4.pdf"))
+    after = "".join(page_texts(tmp_path / "out" / DEFAULT_GAME / "rulebook-a4.pdf"))
     new = "7" + old[1:]
     assert f"农夫{old}" in before and f"农夫{new}" in after and f"农夫{old}" not in after
     assert f"劫难≤{win}" in before and "劫难≤11" in after and f"劫难≤{win}" not in after
@@ -106,7 +106,7 @@ def test_cover_has_a_qr_code_when_the_game_has_a_url(packs: Path, tmp_path: Path
         "players: 1-2人\n", "players: 1-2人\nurl: https://example.org/mini\ndate: 2026-01-30\n"),
         encoding="utf-8")
     build_rulebook("mini", out_root=tmp_path, cards_dir=packs)
-    pdf = tmp_path / "mini" / "rulebook.pdf"
+    pdf = tmp_path / "mini" / "rulebook-a4.pdf"
     cover = page_texts(pdf)[0]
     assert cover == flat("测试小包 t1 · 2026-01-30 1-2人 https://example.org/mini")
     page = render_page(pdf, 0, dpi=100)
@@ -117,8 +117,8 @@ def test_cover_has_a_qr_code_when_the_game_has_a_url(packs: Path, tmp_path: Path
 
 def test_booklet_sheets_are_in_saddle_stitch_order(packs: Path, tmp_path: Path) -> None:
     build_rulebook("mini", BuildOptions(booklet=True), out_root=tmp_path, cards_dir=packs)
-    flat_pages = page_texts(tmp_path / "mini" / "rulebook.pdf")
-    booklet = PdfReader(tmp_path / "mini" / "rulebook-booklet.pdf")
+    flat_pages = page_texts(tmp_path / "mini" / "rulebook-a4.pdf")
+    booklet = PdfReader(tmp_path / "mini" / "rulebook-booklet-a4.pdf")
     assert float(booklet.pages[0].mediabox.width) == pytest.approx(297 * MM, abs=0.05)
     assert float(booklet.pages[0].mediabox.height) == pytest.approx(210 * MM, abs=0.05)
     order = booklet_order(len(flat_pages))
@@ -142,7 +142,7 @@ def test_every_game_with_a_rulebook_builds(tmp_path: Path) -> None:
     for name in list_games():
         if has_rulebook(load_game(name)):
             build_rulebook(name, out_root=tmp_path)
-            assert len(PdfReader(tmp_path / name / "rulebook.pdf").pages) > 3
+            assert len(PdfReader(tmp_path / name / "rulebook-a4.pdf").pages) > 3
             built += 1
     assert built >= 1
 
@@ -155,7 +155,7 @@ def test_no_rulebook_is_a_clean_error(packs: Path, tmp_path: Path) -> None:
 
 def test_contents_entries_link_to_their_pages(default_a4: Path) -> None:
     """Contents and chapters are laid out apart; each entry still links to the page it names."""
-    pdf = default_a4 / "rulebook.pdf"
+    pdf = default_a4 / "rulebook-a4.pdf"
     reader = PdfReader(pdf)
     number = {page.indirect_reference.idnum: index + 1 for index, page in enumerate(reader.pages)}
     first = min(page for _, page in _landed(pdf))
