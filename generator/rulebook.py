@@ -151,7 +151,8 @@ def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) ->
             figures.append(Figure(face.html, card.name, size, scale))
             back = back or renderer.back(deck, card, None)
         if back is not None:
-            figures.append(Figure(back.html, f"{deck.spec.name} · 背面", size, scale))
+            figures.append(Figure(back.html, f"{deck.spec.name} · {game.spec.rulebook.back}",
+                                  size, scale))
         across = max(1, int((width + FIGURE_GAP) // (size.width * scale + FIGURE_GAP)))
         sections.append((deck.spec.name, [figures[i:i + across]
                                           for i in range(0, len(figures), across)]))

@@ -102,6 +102,8 @@ class RulebookSpec(Strict):
     contents: str = Field("目录", description="the table of contents' heading")
     gallery: str | None = Field("附录：卡牌图鉴", description="the card gallery's heading; "
                                 "null leaves the gallery out")
+    back: str = Field("背面", description="the gallery's caption for a deck's back, after the "
+                      "deck's name")
 
 
 class GameSpec(Strict):

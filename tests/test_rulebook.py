@@ -165,3 +165,15 @@ def test_contents_entries_link_to_their_pages(default_a4: Path) -> None:
         links.sort(key=lambda link: -float(link["/Rect"][3]))  # top to bottom
         targets += [number[link["/Dest"][0].idnum] for link in links]
     assert targets == [page for _, page in _contents(pdf)]
+
+
+def test_the_gallery_captions_a_back_in_the_packs_words(packs: Path, tmp_path: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    build_rulebook("mini", out_root=tmp_path / "before", cards_dir=packs)
+    assert flat("法术 · 背面") in "".join(page_texts(tmp_path / "before" / "mini" /
+                                                   "rulebook-a4.pdf"))
+    game.write_text(game.read_text(encoding="utf-8") + "rulebook: {back: 反面}\n",
+                    encoding="utf-8")
+    build_rulebook("mini", out_root=tmp_path / "after", cards_dir=packs)
+    text = "".join(page_texts(tmp_path / "after" / "mini" / "rulebook-a4.pdf"))
+    assert flat("法术 · 反面") in text and "背面" not in text
