@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from functools import cache, lru_cache
 from pathlib import Path
@@ -290,8 +291,20 @@ class Workers:
             done = [render(*job) for job in jobs]
             return lambda: done
         order = sorted(range(len(jobs)), key=lambda i: -len(htmls[i]))
-        futures = {i: self._pool.submit(render, *jobs[i]) for i in order}
-        return lambda: [futures[i].result() for i in range(len(jobs))]
+        try:
+            futures = {i: self._pool.submit(render, *jobs[i]) for i in order}
+        except BrokenProcessPool:  # a process died since the last build: start new ones
+            self.stop()
+            return self.start().submit(htmls, base_dir, fonts, min_dpi, write)
+
+        def results() -> list[LaidOut]:
+            try:
+                return [futures[i].result() for i in range(len(jobs))]
+            except BrokenProcessPool:
+                raise RenderError("a layout process stopped before it finished (out of "
+                                  "memory?)") from None
+
+        return results
 
 
 def join_pdfs(parts: list[bytes], overlay: bytes = b"",

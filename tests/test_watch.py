@@ -1,11 +1,16 @@
-"""`pnp watch`: a saved edit is rebuilt; a mistake is reported and the last PDFs stand."""
+"""`pnp watch`: a saved edit is rebuilt; a mistake is reported and the last PDFs stand; a
+layout process that died is replaced."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import page_texts
 
@@ -29,10 +34,13 @@ class Watching:
         return lines
 
 
-def save(path: Path, old: str, new: str) -> None:
-    """Save an edit whole, as editors do, so the watcher never reads half of it."""
+def save(path: Path, *edits: tuple[str, str]) -> None:
+    """Save edits (old, new) at once, as editors do, so the watcher never reads half of them."""
+    text = path.read_text(encoding="utf-8")
+    for old, new in edits:
+        text = text.replace(old, new)
     temporary = path.with_name(f".{path.name}.tmp")  # hidden: the watcher skips it
-    temporary.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    temporary.write_text(text, encoding="utf-8")
     temporary.replace(path)
 
 
@@ -48,21 +56,51 @@ def test_watch_rebuilds_an_edit_and_keeps_the_last_pdfs_on_a_mistake(packs: Path
         assert first[-1] == f"pnp: mini: watching {packs / 'mini'} for changes (Ctrl-C stops)"
         assert "火球术" in page_texts(pdf)[0]
 
-        save(spells, "火球术", "炎爆术")
+        save(spells, ("火球术", "炎爆术"))
         edited = "\n".join(watching.next_round())
         assert "cards-a4.pdf: 2 pages, 1 of 1 parts laid out" in edited
         assert "pnp: mini: rebuilt in" in edited
         assert "炎爆术" in page_texts(pdf)[0]
         good = pdf.read_bytes()
 
-        save(spells, "cost: 3", "cost: [3")
+        save(spells, ("cost: 3", "cost: [3"))
         broken = watching.next_round()
         assert any(line.startswith(f"pnp: {spells}:4: error: E002: YAML syntax:")
                    for line in broken), broken
         assert "pnp: mini: 1 findings; nothing was written, the last PDFs stand" in broken
         assert "Traceback" not in "\n".join(broken)
         assert pdf.read_bytes() == good
+
+        workers = Path(f"/proc/{watching.process.pid}/task/{watching.process.pid}/children")
+        os.kill(int(workers.read_text().split()[0]), signal.SIGKILL)  # as if out of memory
+        time.sleep(0.5)
+        save(spells, ("cost: [3", "cost: 3"), ("炎爆术", "烈焰术"))
+        mended = "\n".join(watching.next_round())
+        assert "cards-a4.pdf: 2 pages, 1 of 1 parts laid out" in mended, mended
+        assert "pnp: mini: rebuilt in" in mended
+        assert "烈焰术" in page_texts(pdf)[0]
     finally:
         watching.process.send_signal(signal.SIGINT)
         assert watching.process.wait(timeout=60) == 130
     assert "Traceback" not in watching.process.stderr.read()
+
+
+def _die(*job: object) -> None:
+    """A layout process killed mid-part."""
+    os._exit(9)
+
+
+def test_a_layout_process_that_dies_mid_part_is_a_clean_error(monkeypatch) -> None:
+    """Out of memory mid-part: a message, not a traceback; the next parts get new processes."""
+    from generator import pdf
+    from generator.errors import RenderError
+
+    with pdf.Workers() as workers:
+        monkeypatch.setattr(pdf, "render", _die)  # the processes fork after this
+        results = workers.start().submit(["<div></div>", "<p></p>"], Path("."), [], 300)
+        with pytest.raises(RenderError, match=r"^a layout process stopped before it finished "
+                                              r"\(out of memory\?\)$"):
+            results()
+        monkeypatch.undo()
+        again = workers.submit(["<div></div>", "<p></p>"], Path("."), [], 300)()
+        assert [part.pages for part in again] == [1, 1]
