@@ -117,6 +117,9 @@ def part_key(html: str) -> str:
     return hashlib.sha256(f"{code_digest()}\n{html}".encode()).hexdigest()
 
 
+KEEP_BUILDS = 4  # a part no output uses any more stays for this many builds, itself included
+
+
 class PartCache:
     """Laid-out parts on disk, `<key>.pdf` with `<key>.json`, under build/<game>/.parts."""
 
@@ -161,15 +164,20 @@ class PartCache:
             return data
 
     def keep_only(self) -> None:
-        """Record what each output file is made of; delete what no output uses any more."""
+        """Record what each output file is made of; delete the parts that none of the last
+        KEEP_BUILDS builds used, so undoing an edit finds its parts still there."""
         index_path = self.folder / "index.json"
         try:
             index = json.loads(index_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            index = {}
-        index.update(self.used)
-        write_atomic(index_path, json.dumps(index, indent=1, sort_keys=True).encode())
-        live = {key for keys in index.values() for key in keys} | {"index"}
+            outputs, recent = dict(index["outputs"]), list(index["recent"])
+        except (OSError, ValueError, KeyError, TypeError):
+            outputs, recent = {}, []
+        outputs.update(self.used)
+        now = sorted({key for keys in outputs.values() for key in keys})
+        recent = [now, *recent][:KEEP_BUILDS]
+        write_atomic(index_path, json.dumps({"outputs": outputs, "recent": recent}, indent=1,
+                                            sort_keys=True).encode())
+        live = {key for keys in recent for key in keys} | {"index"}
         for path in self.folder.iterdir():
             if path.is_file() and not path.name.startswith(".") and path.stem not in live:
                 path.unlink(missing_ok=True)

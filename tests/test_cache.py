@@ -9,7 +9,7 @@ from pathlib import Path
 import pypdfium2
 
 from generator.build import PARTS_DIR, BuildOptions, build_game
-from generator.cache import LaidOut, PartCache, stamp
+from generator.cache import KEEP_BUILDS, LaidOut, PartCache, stamp
 
 from .conftest import MM, edit, page_texts, render_page
 
@@ -46,11 +46,19 @@ def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path,
     for pdf in sorted((cold / "mini").glob("*.pdf")):
         assert (warm / "mini" / pdf.name).read_bytes() == pdf.read_bytes(), pdf.name
 
+    edit(spells, "造成 **5** 点伤害", "造成 **3** 点伤害")  # undone: its parts are still kept
+    third = _build(packs, warm)
+    assert "cards-a4.pdf: 4 pages, 0 of 2 parts laid out" in _said(third, "cards-a4.pdf")
+    assert "rulebook-a4.pdf: 5 pages, 0 of 5 parts laid out" in _said(third, "rulebook-a4.pdf")
+
     parts = warm / "mini" / PARTS_DIR
     index = json.loads((parts / "index.json").read_text(encoding="utf-8"))
-    live = {key for keys in index.values() for key in keys}
+    live = {key for keys in index["outputs"].values() for key in keys}
     kept = {path.stem for path in parts.iterdir() if path.name != "index.json"}
-    assert kept == live  # the parts of the first build that nothing uses now are gone
+    assert kept > live  # the second build's parts, no output's now, stay a while
+    for _ in range(KEEP_BUILDS - 1):
+        PartCache(parts).keep_only()  # builds that change nothing
+    assert {path.stem for path in parts.iterdir() if path.name != "index.json"} == live
 
 
 def test_a_part_whose_file_changed_is_not_taken_from_the_cache(tmp_path: Path) -> None:
