@@ -79,6 +79,17 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+def give_template(pack: Path, extra: str) -> Path:
+    """Give the tiny pack's deck a card template of its own, the generic card with `extra`
+    in its extra block; return the template's path."""
+    template = pack / "templates" / "cards" / "spell.html.j2"
+    template.parent.mkdir(parents=True, exist_ok=True)
+    edit(pack / "game.yaml", "template: card", "template: spell")
+    template.write_text('{% extends "cards/card.html.j2" %}\n{% block extra %}' + extra
+                        + '{% endblock %}\n', encoding="utf-8")
+    return template
+
+
 def give_rules(cards: Path, rules: str) -> Path:
     """Give the tiny pack a rules file; return the pack's folder."""
     pack = cards / "mini"

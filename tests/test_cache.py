@@ -11,7 +11,7 @@ import pypdfium2
 from generator.build import PARTS_DIR, BuildOptions, build_game
 from generator.cache import KEEP_BUILDS, LaidOut, PartCache, stamp
 
-from .conftest import MM, edit, page_texts, render_page
+from .conftest import MM, edit, give_template, page_texts, render_page
 
 
 def _build(packs: Path, out: Path) -> list[str]:
@@ -94,12 +94,8 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
     """The HTML names the same file, so the part keeps its key; the image's new content must
     still reach the PDF, and the output must not be taken from an earlier join."""
     pack = packs / "mini"
-    (pack / "templates" / "cards").mkdir(parents=True)
-    edit(pack / "game.yaml", "template: card", "template: spell")
-    (pack / "templates" / "cards" / "spell.html.j2").write_text(
-        '{% extends "cards/card.html.j2" %}\n{% block extra %}{% if card.art %}'
-        '<img src="{{ card.art }}" style="width: 20mm; height: 20mm">{% endif %}{% endblock %}\n',
-        encoding="utf-8")
+    give_template(pack, '{% if card.art %}<img src="{{ card.art }}" '
+                        'style="width: 20mm; height: 20mm">{% endif %}')
     edit(pack / "spells.yaml", "  cost: 2\n", "  cost: 2\n  art: art.svg\n")
     art = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" ' \
           'height="10" fill="{}"/></svg>'

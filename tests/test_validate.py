@@ -11,7 +11,7 @@ from generator import cli
 from generator.build import validate_game
 from generator.load import list_games
 
-from .conftest import edit, give_rules
+from .conftest import edit, give_rules, give_template
 
 RULES = """\
 fire: {cost: 3, damage: 2}
@@ -52,12 +52,7 @@ def test_a_restated_rule_is_an_error_when_wrong_and_a_warning_when_right(packs: 
 
 def test_a_template_restating_a_rule_is_found_on_its_line(packs: Path) -> None:
     pack = give_rules(packs, RULES)
-    (pack / "templates" / "cards").mkdir(parents=True)
-    template = pack / "templates" / "cards" / "spell.html.j2"
-    edit(pack / "game.yaml", "template: card", "template: spell")
-    template.write_text('{% extends "cards/card.html.j2" %}\n'
-                        '{% block extra %}\n<p>火球消耗 4</p>\n{% endblock %}\n',
-                        encoding="utf-8")
+    template = give_template(pack, "\n<p>火球消耗 4</p>\n")
     assert _found(packs) == [
         f"{template}:3: error: E090: '火球消耗4' says 4, but rule 'fire.cost' is 3"]
 
@@ -105,12 +100,8 @@ def test_text_past_its_box_names_card_field_and_millimetres(packs: Path) -> None
 def test_a_coarse_raster_image_is_reported(packs: Path) -> None:
     pack = packs / "mini"
     Image.new("RGB", (100, 100), "red").save(pack / "photo.png")
-    (pack / "templates" / "cards").mkdir(parents=True)
-    edit(pack / "game.yaml", "template: card", "template: spell")
-    (pack / "templates" / "cards" / "spell.html.j2").write_text(
-        '{% extends "cards/card.html.j2" %}\n{% block extra %}{% if card.art %}'
-        '<img src="{{ card.art }}" style="width: 40mm">{% endif %}{% endblock %}\n',
-        encoding="utf-8")
+    give_template(pack, '{% if card.art %}<img src="{{ card.art }}" style="width: 40mm">'
+                        '{% endif %}')
     edit(pack / "spells.yaml", "  cost: 2\n", "  cost: 2\n  art: photo.png\n")
     assert _found(packs) == [f"{pack / 'spells.yaml'}:8: error: E071: card 'S2': image "
                              "'photo.png' prints at 63 dpi, below 300"]
