@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
@@ -168,14 +169,20 @@ _PYTHON_TYPES: dict[str, Any] = {
 
 
 def card_model(deck: DeckSpec) -> type[CardBase]:
-    """Build the pydantic model of one deck's cards from its declared fields."""
+    """The pydantic model of one deck's cards from its declared fields, built once."""
+    return _card_model(deck.id, tuple((name, spec.type, tuple(spec.choices or ()), spec.required)
+                                      for name, spec in deck.fields.items()))
+
+
+@cache
+def _card_model(deck_id: str, declared: tuple[tuple[str, str, tuple, bool], ...]) -> type[CardBase]:
     fields: dict[str, Any] = {}
-    for name, spec in deck.fields.items():
-        python_type = _PYTHON_TYPES[spec.type]
-        if spec.type == "choice" and spec.choices:
-            python_type = Literal[tuple(spec.choices)]  # type: ignore[valid-type]
-        fields[name] = (python_type, ...) if spec.required else (python_type | None, None)
-    return create_model(f"Card_{deck.id}", __base__=CardBase, **fields)
+    for name, kind, choices, required in declared:
+        python_type = _PYTHON_TYPES[kind]
+        if kind == "choice" and choices:
+            python_type = Literal[choices]  # type: ignore[valid-type]
+        fields[name] = (python_type, ...) if required else (python_type | None, None)
+    return create_model(f"Card_{deck_id}", __base__=CardBase, **fields)
 
 
 def accepted_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:

@@ -255,11 +255,14 @@ def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
                 yield Finding(where, line, f"term '{phrase}' must hold one '#' where the number "
                               "stands", code="E091")
                 continue
-            head, tail = (re.escape(part) for part in loose.split("#"))
-            patterns.append((rule, value, re.compile(f"{head}(\\d+(?:\\.\\d+)?){tail}")))
+            head, tail = loose.split("#")
+            patterns.append((rule, value, head + tail, re.compile(
+                f"{re.escape(head)}(\\d+(?:\\.\\d+)?){re.escape(tail)}")))
     for item in texts:
         loose = _LOOSE.sub("", _TAG.sub("", _JINJA.sub("", item.text)))
-        for rule, value, pattern in patterns:
+        for rule, value, words, pattern in patterns:
+            if not all(word in loose for word in words):  # cheaper than the search, and as sure
+                continue
             for match in pattern.finditer(loose):
                 said = float(match.group(1))
                 if said == value:
