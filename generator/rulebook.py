@@ -14,7 +14,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
 import jinja2
@@ -98,17 +98,52 @@ def _template_line(exc: BaseException, fallback: Path) -> tuple[str | None, int]
 
 
 def markdown_html(text: str) -> tuple[Markup, list[Heading]]:
-    """Markdown to HTML with numbered heading anchors; the headings for the contents."""
+    """Markdown to HTML with numbered heading anchors; the headings for the contents.
+
+    Each chapter is converted apart and kept (a card edit changes the text of one or two),
+    its anchors then numbered on from the chapters before it.
+    """
+    html, headings = [], []
+    for chapter in _chapters(text):
+        body, found = _chapter_html(chapter)
+        offset = len(headings)
+        html.append(ANCHOR.sub(lambda match, on=offset: f' id="h{int(match[1]) + on}"', body))
+        headings += [Heading(level, title, f"h{offset + index}")
+                     for index, (level, title) in enumerate(found, start=1)]
+    return Markup("".join(html)), headings
+
+
+ANCHOR = re.compile(r' id="h(\d+)"')  # text cannot make one: Markdown escapes its quotes
+FENCE = re.compile(r"^ {0,3}(```|~~~)")
+LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:", re.MULTILINE)
+
+
+def _chapters(text: str) -> list[str]:
+    """The Markdown cut before each `## ` heading outside code fences, where every block ends
+    anyway; whole when it defines link references, which reach across chapters."""
+    if LINK_DEFINITION.search(text):
+        return [text]
+    chapters, fenced = [[]], False
+    for line in text.splitlines(keepends=True):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif line.startswith("## ") and not fenced and chapters[-1]:
+            chapters.append([])
+        chapters[-1].append(line)
+    return ["".join(lines) for lines in chapters]
+
+
+@lru_cache(maxsize=256)
+def _chapter_html(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """One chapter's HTML, its headings numbered h1, h2, …, and their (level, text)."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     tokens = md.parse(text)
     headings = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
-            level = int(token.tag[1])
-            anchor = f"h{len(headings) + 1}"
-            token.attrSet("id", anchor)
-            headings.append(Heading(level, tokens[index + 1].content.replace("*", ""), anchor))
-    return Markup(md.renderer.render(tokens, md.options, {})), headings
+            token.attrSet("id", f"h{len(headings) + 1}")
+            headings.append((int(token.tag[1]), tokens[index + 1].content.replace("*", "")))
+    return md.renderer.render(tokens, md.options, {}), tuple(headings)
 
 
 def qr_data_uri(url: str) -> str:
