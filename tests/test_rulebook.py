@@ -14,7 +14,7 @@ from generator.build import BuildOptions, build_rulebook, validate_game
 from generator.errors import PackError
 from generator.impose import booklet_order
 from generator.load import list_games, load_game
-from generator.rulebook import has_rulebook
+from generator.rulebook import has_rulebook, markdown_html
 
 from .conftest import MM, copy_real_pack, flat, page_texts, render_page
 
@@ -177,3 +177,15 @@ def test_the_gallery_captions_a_back_in_the_packs_words(packs: Path, tmp_path: P
     build_rulebook("mini", out_root=tmp_path / "after", cards_dir=packs)
     text = "".join(page_texts(tmp_path / "after" / "mini" / "rulebook-a4.pdf"))
     assert flat("法术 · 反面") in text and "背面" not in text
+
+
+def test_markdown_cut_into_chapters_reads_as_one_text() -> None:
+    """Chapters are converted apart: a `## ` line in a code block starts none, anchors number
+    on across chapters, and a link defined in a later chapter still resolves."""
+    text = "# 书\n\n## 一\n\n```\n## 不是标题\n```\n\n[见二][二]\n\n## 二\n\n[二]: #h3\n"
+    html, headings = markdown_html(text)
+    assert [(h.level, h.text, h.id) for h in headings] == [(1, "书", "h1"), (2, "一", "h2"),
+                                                          (2, "二", "h3")]
+    assert "<pre><code>## 不是标题\n</code></pre>" in html
+    assert '<a href="#h3">见二</a>' in html
+    assert html.count(' id="h') == 3
