@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR
 from .cache import BuildOptions, LaidOut, PartCache, input_digest, part_key, remember, write_atomic
+from .compose import Faces, face_anchor, face_documents
 from .errors import Finding, PackError, display_path
 from .fit import locate
 from .fonts import FontRegistry, load_fonts
@@ -18,7 +20,7 @@ from .geometry import Box, Geometry, load_geometry
 from .impose import Sheet, booklet_order, impose_deck, marks_svg, overview
 from .load import Game, line_of, load_game
 from .manifest import Output, write_manifest
-from .pdf import Workers, impose_booklet, join_pdfs
+from .pdf import MM, Workers, impose_booklet, join_pdfs
 from .render import Face, Renderer
 from .rulebook import Rulebook, has_rulebook, rulebook
 from .validate import errors_only, validate
@@ -43,8 +45,9 @@ def check(
 
 
 def document_html(game: Game, renderer: Renderer, sheets: list[Sheet], paper: str,
-                  fonts: FontRegistry, title: str) -> str:
-    """The whole output as one HTML document, one sheet per page."""
+                  fonts: FontRegistry, title: str, face_keys: dict[Face, str] | None) -> str:
+    """The output as one HTML document, one sheet per page: each slot holds its face's HTML,
+    or, given `face_keys`, an empty box its laid-out face is drawn into."""
     geometry = renderer.geometry
     return renderer.env.get_template("sheets.html.j2").render(
         **renderer.page_context(fonts),
@@ -53,34 +56,31 @@ def document_html(game: Game, renderer: Renderer, sheets: list[Sheet], paper: st
         sheets=sheets,
         sizes={deck.spec.id: geometry.sizes[deck.spec.size] for deck in game.decks},
         marks=lambda sheet: marks_svg(sheet, geometry),
+        face_keys=face_keys,
     )
 
 
 @dataclass
 class Planned:
-    """One output ready to lay out: its manifest entry, the HTML of each of its parts, and the
-    whole document's HTML when it was asked for."""
+    """One output ready to lay out: its manifest entry, the HTML of each of its parts, the
+    faces drawn into them, and the whole document's HTML when it was asked for."""
 
     output: Output
     parts: list[str]
+    faces: Faces
     html: str = ""
 
 
-def duplex_groups(sheets: list[Sheet]) -> list[list[Sheet]]:
-    """The sheets in parts of one sheet each, with its backs: an edited card changes one part."""
-    groups: list[list[Sheet]] = []
-    for sheet in sheets:
-        if sheet.side == "back" and groups:
-            groups[-1].append(sheet)
-        else:
-            groups.append([sheet])
-    return groups or [[]]
+def sheet_parts(sheets: list[Sheet]) -> list[list[Sheet]]:
+    """One part per sheet: an edited card changes only its front, its backs stay cached."""
+    return [[sheet] for sheet in sheets] or [[]]
 
 
 def plan_outputs(game: Game, geometry: Geometry, fonts: FontRegistry,
                  options: BuildOptions) -> list[Planned]:
     """Render every card and impose each output group on sheets, as one HTML document each."""
     renderer = Renderer(game, geometry)
+    faces = face_documents(game, renderer, fonts)
     groups: dict[str, list] = {}
     for deck in game.decks:
         groups.setdefault(deck.spec.output, []).append(deck)
@@ -112,15 +112,15 @@ def plan_outputs(game: Game, geometry: Geometry, fonts: FontRegistry,
                 output.decks[deck.spec.id]["pieces"] = len(fronts) * tiling.count
         output.pages = len(sheets)
         title = f"{game.spec.title} {game.spec.version} — {kind} ({options.paper})"
-        parts = [document_html(game, renderer, group, options.paper, fonts, title)
-                 for group in duplex_groups(sheets)]
-        whole = document_html(game, renderer, sheets, options.paper, fonts, title) \
+        parts = [document_html(game, renderer, group, options.paper, fonts, title, faces.keys)
+                 for group in sheet_parts(sheets)]
+        whole = document_html(game, renderer, sheets, options.paper, fonts, title, None) \
             if options.html else ""
-        planned.append(Planned(output, parts, whole))
+        planned.append(Planned(output, parts, faces, whole))
     return planned
 
 
-def sources(game: Game) -> dict[str, tuple[str, int]]:
+def sources_of(game: Game) -> dict[str, tuple[str, int]]:
     """Where each card and each back comes from, for findings on the laid-out pages."""
     sites = {f"back:{back_id}": (display_path(game.root / "game.yaml"),
                                  line_of(game.spec_data, ("backs", back_id)))
@@ -168,6 +168,7 @@ class Layouts:
         self.done: dict[str, LaidOut] = {}
         self.anew: set[str] = set()  # started here, not taken from the cache
         self.waiting: list[Callable[[], None]] = []
+        self.reported: set[str] = set()  # faces parts whose findings an output has told
 
     def start(self, htmls: list[str]) -> None:
         """Start laying out every part not yet done nor started, taking what the cache has."""
@@ -194,9 +195,9 @@ class Layouts:
 
         self.waiting.append(finish)
 
-    def wait(self) -> None:
-        """Wait for every part started."""
-        while self.waiting:
+    def wait(self, htmls: list[str] | None = None) -> None:
+        """Wait for the parts given, or for every part started."""
+        while self.waiting and (htmls is None or any(html not in self.done for html in htmls)):
             self.waiting.pop(0)()
 
     def release(self) -> None:
@@ -206,31 +207,49 @@ class Layouts:
             self.workers.stop()
 
     def output(self, file: str, parts: list[str], progress: Progress,
-               overlay: str | None = None) -> Rendered:
-        """One file of laid-out parts, with the overlay's pages printed over theirs."""
+               overlay: str | None = None, faces: Faces | None = None) -> Rendered:
+        """One file of laid-out parts, its faces drawn into them, with the overlay's pages
+        printed over theirs."""
         laid = [self.done[html] for html in parts]
-        every = parts + ([overlay] if overlay else [])
+        placed, pages = [], 0
+        for part in laid:
+            placed += [(pages + index, key, box, clip) for index, key, box, clip in part.faces]
+            pages += part.pages
+        drawn = {key: faces.pages[key] for _, key, _, _ in placed} if faces else {}
+        sources = list(dict.fromkeys(html for html, _ in drawn.values()))
+        every = parts + ([overlay] if overlay else []) + sources
         self.cache.used[file] = [part_key(html) for html in every]
         found = [finding for part in laid for finding in part.found]
-        warnings = sorted({message for part in laid for message in part.warnings})
+        found += [finding for html in sources if html not in self.reported
+                  for finding in self.done[html].found]  # a face's findings, told once
+        self.reported.update(sources)
+        warnings = sorted({message for html in every for message in self.done[html].warnings})
         pdf = b""
         if self.write and not found:
             # keyed by the parts' bytes: a part laid out again for a changed image keeps its key
-            pieces = [part.pdf for part in laid] + ([self.done[overlay].pdf] if overlay else [])
+            shown = {key: (self.done[html].pdf, self.done[html].anchors[face_anchor(key)],
+                           (size.width * MM, size.height * MM))
+                     for key, (html, size) in drawn.items()}
+            pieces = [self.done[html].pdf for html in every] + [json.dumps(
+                [(key, page, size) for key, (_, page, size) in sorted(shown.items())]).encode()]
             joined = part_key("\n".join(hashlib.sha256(piece).hexdigest() for piece in pieces))
             pdf = self.cache.joined(joined, lambda: join_pdfs(
                 [part.pdf for part in laid], self.done[overlay].pdf if overlay else b"",
-                _links(laid)))
+                _links(laid), placed, shown))
             self.cache.used[file].append(joined)
         mine = set(every) & self.anew
-        result = Rendered(pdf, sum(part.pages for part in laid),
-                          locate(found, sources(self.game)), warnings, len(every), len(mine),
-                          sum(self.done[html].seconds for html in mine))
+        result = Rendered(pdf, pages, locate(found, sources_of(self.game)), warnings, len(every),
+                          len(mine), sum(self.done[html].seconds for html in mine))
         for message in warnings:
             progress(f"{self.game.name}: {file}: warning: {message}")
         progress(f"{self.game.name}: {file}: {result.pages} pages, {result.laid_out} of "
                  f"{result.parts} parts laid out ({result.seconds:.1f} s)")
         return result
+
+
+def card_parts(planned: list[Planned]) -> list[str]:
+    """Every part of the card outputs: their faces, then their sheets."""
+    return [html for plan in planned for html in plan.faces.parts + plan.parts]
 
 
 def _links(parts: list[LaidOut]) -> list[tuple[int, list[float], int]]:
@@ -250,26 +269,30 @@ def render_documents(game: Game, planned: list[Planned], books: list[tuple[str, 
                      progress: Progress, layouts: Layouts) -> list[Rendered]:
     """Lay out, measure and write every output: the card outputs, then each rulebook.
 
-    A rulebook's chapters are laid out with the card sheets (which may have been started
-    already); its cover and contents, which give the chapters' page numbers, and its folios
-    follow once those are known.
+    The faces and sheets (which may have been started already) are laid out first, then the
+    rulebook's chapters, while the card outputs are joined; its cover and contents, which give
+    the chapters' page numbers, and its folios follow once those are known.
     """
     starts = {stem: book.front(None) for stem, _, book in books}
-    layouts.start([html for plan in planned for html in plan.parts])
-    layouts.start([html for stem, _, book in books for html in book.parts + [starts[stem]]])
+    layouts.start(card_parts(planned))
+    layouts.start([html for stem, _, book in books
+                   for html in book.faces.parts + book.parts + [starts[stem]]])
+    layouts.wait(card_parts(planned))
+    layouts.release()
+    rendered = [layouts.output(plan.output.file, plan.parts, progress, faces=plan.faces)
+                for plan in planned]  # joined while the rulebook's chapters are laid out
     layouts.wait()
     finals = {}
     for stem, _, book in books:
         finals[stem] = _numbered(book, layouts.done[starts[stem]],
                                  [layouts.done[html] for html in book.parts])
     layouts.start([html for pair in finals.values() for html in pair])
-    layouts.release()
-    rendered = [layouts.output(plan.output.file, plan.parts, progress) for plan in planned]
-    layouts.wait()  # the card outputs were joined while the rulebooks' numbers were laid out
+    layouts.wait()
     layouts.release()
     for stem, _, book in books:
         front, folios = finals[stem]
-        rendered.append(layouts.output(f"{stem}.pdf", [front] + book.parts, progress, folios))
+        rendered.append(layouts.output(f"{stem}.pdf", [front] + book.parts, progress, folios,
+                                       book.faces))
         layouts.cache.used[f"{stem}.pdf"].append(part_key(starts[stem]))  # keep the page count
     return rendered
 
@@ -320,7 +343,7 @@ def build_game(
         planned = plan_outputs(game, geometry, fonts, options)
         cache = PartCache(out_root / name / PARTS_DIR)
         layouts = Layouts(game, fonts, cache, pool, keep_workers=workers is not None)
-        layouts.start([html for plan in planned for html in plan.parts])  # while the rulebook
+        layouts.start(card_parts(planned))  # while the rulebook
         books = rulebooks(game, geometry, fonts, options)  # is made into HTML
         rendered = render_documents(game, planned, books, progress, layouts)
     found = [finding for result in rendered for finding in result.findings]

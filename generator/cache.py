@@ -14,7 +14,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -92,8 +92,9 @@ def remember(out_dir: Path, paper: str, digest: str, files: list[str]) -> None:
 class LaidOut:
     """One part laid out: its PDF (empty when not written), its pages, what measuring it found
     (card, code, message), WeasyPrint's warnings, the files it read (path, size, mtime), the
-    page each anchor landed on, and its links to anchors it does not hold (page, anchor, PDF
-    rectangle), for the output to resolve."""
+    page each anchor landed on, its links to anchors it does not hold (page, anchor, PDF
+    rectangle), for the output to resolve, and the boxes where faces are to be drawn (page,
+    face key, box, clip)."""
 
     pdf: bytes
     pages: int
@@ -103,6 +104,7 @@ class LaidOut:
     anchors: dict[str, int]
     links: list[tuple[int, str, list[float]]]
     seconds: float = 0.0
+    faces: list[tuple[int, str, list[float], list[float]]] = field(default_factory=list)
 
 
 def stamp(path: Path) -> tuple[str, int, int]:
@@ -138,7 +140,8 @@ class PartCache:
                 raise ValueError("a file it read has changed")
             part = LaidOut((self.folder / f"{key}.pdf").read_bytes(), meta["pages"],
                            [tuple(found) for found in meta["found"]], meta["warnings"], files,
-                           meta["anchors"], [tuple(link) for link in meta["links"]])
+                           meta["anchors"], [tuple(link) for link in meta["links"]],
+                           faces=[tuple(face) for face in meta["faces"]])
         except (OSError, ValueError, KeyError, TypeError):
             self.misses += 1
             return None
@@ -149,7 +152,8 @@ class PartCache:
         """Keep a written part for the next build."""
         self.folder.mkdir(parents=True, exist_ok=True)
         meta = {"pages": part.pages, "found": part.found, "warnings": part.warnings,
-                "files": part.files, "anchors": part.anchors, "links": part.links}
+                "files": part.files, "anchors": part.anchors, "links": part.links,
+                "faces": part.faces}
         write_atomic(self.folder / f"{key}.pdf", part.pdf)
         write_atomic(self.folder / f"{key}.json", json.dumps(meta, ensure_ascii=False).encode())
 

@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from . import PROJECT_ROOT
 from .cache import LaidOut, stamp
+from .compose import Placement, draw_faces, placements
 from .errors import RenderError
 from .fonts import subset_font
 from .geometry import Box
@@ -238,7 +239,7 @@ def _finish(document: Any, min_dpi: float, write: bool, warnings: list[str], ser
         for (index, target), (left, top, right, bottom) in boxes.items()]
     return LaidOut(data, len(document.pages), found, warnings,
                    [stamp(path) for path in sorted(served)], anchors, links,
-                   time.perf_counter() - started)
+                   time.perf_counter() - started, placements(document))
 
 
 def _worker() -> None:
@@ -308,14 +309,21 @@ class Workers:
 
 
 def join_pdfs(parts: list[bytes], overlay: bytes = b"",
-              links: Iterable[tuple[int, list[float], int]] = ()) -> bytes:
+              links: Iterable[tuple[int, list[float], int]] = (),
+              placed: Iterable[Placement] = (),
+              faces: dict[str, tuple[bytes, int, tuple[float, float]]] | None = None) -> bytes:
     """One PDF of the parts' pages in order, each under the overlay's page of the same number,
     with the first part's title, every part's outline, links from one part into another
     (page, rectangle, target page), asking viewers to print at 100 %.
 
+    Faces are drawn into the boxes `placed` on the pages (page, face key, box, clip), each
+    from the top of its page of a faces part (`faces`: key to the part's PDF, the page, and
+    the face's width and height in points), copied once per file.
+
     pikepdf (qpdf) copies pages without parsing their drawing, a few times faster than pypdf.
     """
-    if len(parts) == 1 and not overlay:
+    placed = list(placed)
+    if len(parts) == 1 and not overlay and not placed:
         return parts[0]
     import pikepdf
 
@@ -331,6 +339,8 @@ def join_pdfs(parts: list[bytes], overlay: bytes = b"",
     for key in ("/Title", "/Producer"):
         if key in sources[0].docinfo:
             joined.docinfo[key] = sources[0].docinfo[key]
+    if placed:
+        _draw_placed(joined, placed, faces or {}, sources)
     if overlay:
         sources.append(pikepdf.open(io.BytesIO(overlay)))
         for page, folio in zip(joined.pages, sources[-1].pages, strict=True):
@@ -351,6 +361,29 @@ def join_pdfs(parts: list[bytes], overlay: bytes = b"",
     for part in sources:
         part.close()
     return buffer.getvalue()
+
+
+def _draw_placed(joined: Any, placed: list[Placement],
+                 faces: dict[str, tuple[bytes, int, tuple[float, float]]],
+                 sources: list[Any]) -> None:
+    """Draw every placed face, each face's page copied into the file once, cut to the face."""
+    import pikepdf
+
+    opened: dict[bytes, Any] = {}
+    forms: dict[str, Any] = {}
+    pages: dict[int, list] = {}
+    for index, key, box, clip in placed:
+        if key not in forms:
+            data, page, (width, height) = faces[key]
+            if data not in opened:
+                opened[data] = pikepdf.open(io.BytesIO(data))
+                sources.append(opened[data])  # closed once the file is saved
+            form = joined.copy_foreign(opened[data].pages[page].as_form_xobject())
+            top = float(form.BBox[3])
+            form.BBox = [0, round(top - height, 3), round(width, 3), top]
+            forms[key] = form
+        pages.setdefault(index, []).append((key, box, clip))
+    draw_faces(joined, pages, forms)
 
 
 def _overlay(pdf: Any, page: Any, form: Any) -> None:

@@ -89,6 +89,7 @@ class Renderer:
         self.geometry = geometry
         self.env = environment(game)
         self._backs: dict[tuple[str, str], Face] = {}
+        self._faces: dict[tuple[str, str, int], Face] = {}
         self.lookup = {
             deck.spec.id: {card.id: card for card in deck.cards} for deck in game.decks
         }
@@ -129,10 +130,13 @@ class Renderer:
         }
 
     def face(self, deck: Deck, card: CardBase, line: int = 0) -> Face:
-        """Render the front of one card; `line` locates it for error messages."""
-        html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
-                            where=(display_path(deck.path), line))
-        return Face(html, deck.spec.id, card.id)
+        """Render the front of one card, once; `line` locates it for error messages."""
+        key = (deck.spec.id, card.id, line)
+        if key not in self._faces:
+            html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
+                                where=(display_path(deck.path), line))
+            self._faces[key] = Face(html, deck.spec.id, card.id)
+        return self._faces[key]
 
     def back(self, deck: Deck, card: CardBase, face: Face | None = None) -> Face | None:
         """Render the back a card uses: its own face if double-sided, None if single-sided."""

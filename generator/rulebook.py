@@ -22,11 +22,12 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from . import TEMPLATES_DIR
+from .compose import Faces, face_documents
 from .errors import Finding, PackError, display_path
 from .fonts import FontRegistry
 from .geometry import Box, Geometry
 from .load import Game
-from .render import Renderer, compiled_templates
+from .render import Face, Renderer, compiled_templates
 
 
 @dataclass(frozen=True)
@@ -159,9 +160,9 @@ def qr_data_uri(url: str) -> str:
 
 @dataclass(frozen=True)
 class Figure:
-    """One card of the gallery: its face HTML, caption and scale."""
+    """One card of the gallery: its face, caption and scale."""
 
-    html: Markup
+    face: Face
     caption: str
     size: Box
     scale: float
@@ -183,10 +184,10 @@ def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) ->
         back = None
         for card, line in deck.located():
             face = renderer.face(deck, card, line)
-            figures.append(Figure(face.html, card.name, size, scale))
+            figures.append(Figure(face, card.name, size, scale))
             back = back or renderer.back(deck, card, None)
         if back is not None:
-            figures.append(Figure(back.html, f"{deck.spec.name} · {game.spec.rulebook.back}",
+            figures.append(Figure(back, f"{deck.spec.name} · {game.spec.rulebook.back}",
                                   size, scale))
         across = max(1, int((width + FIGURE_GAP) // (size.width * scale + FIGURE_GAP)))
         sections.append((deck.spec.name, [figures[i:i + across]
@@ -206,11 +207,13 @@ class Rulebook:
     render: Callable[..., str]
     pieces: list[tuple[Markup, list]]  # each part: a chapter's HTML, or a gallery deck
     headings: list[Heading]
+    faces: Faces  # the gallery's faces, drawn into its empty figures
 
     @cached_property
     def parts(self) -> list[str]:
         """Each chapter or gallery deck, as a document of its own."""
-        return [self.render("part", body=body, gallery=decks) for body, decks in self.pieces]
+        return [self.render("part", body=body, gallery=decks, face_keys=self.faces.keys)
+                for body, decks in self.pieces]
 
     def whole(self) -> str:
         """The rulebook as a single document, as WeasyPrint would number it by itself."""
@@ -258,8 +261,10 @@ def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
     qr = qr_data_uri(game.spec.url) if game.spec.url else None
 
     def render(mode: str, **values: object) -> str:
-        given = {"body": "", "gallery": [], "numbers": None, "folios": [], **values}
+        given = {"body": "", "gallery": [], "numbers": None, "folios": [], "face_keys": None,
+                 **values}
         return template.render(**context, mode=mode, rulebook_css=Markup(css), headings=headings,
                                gallery_id=gallery_id, qr=qr, gap=FIGURE_GAP, **given)
 
-    return Rulebook(render, _pieces(body, sections), headings)
+    return Rulebook(render, _pieces(body, sections), headings,
+                    face_documents(game, renderer, fonts) if figures else Faces([], {}, {}))

@@ -140,10 +140,19 @@ def test_only_the_registered_fonts_are_embedded(default_a4: Path) -> None:
     for name in ("cards-a4.pdf", "boards-a4.pdf", "tokens-a4.pdf"):
         embedded = set()
         for page in PdfReader(default_a4 / name).pages:
-            for font in page["/Resources"]["/Font"].values():
-                embedded.add(font.get_object()["/BaseFont"].split("+", 1)[1])
+            embedded |= _fonts(page["/Resources"])
         assert embedded <= {"Noto-Sans-SC", "Noto-Sans-SC-Bold", "Noto-Serif-SC"}, name
         assert "Noto-Sans-SC" in embedded
+
+
+def _fonts(resources) -> set[str]:
+    """The fonts a page or form uses, its forms' (the faces drawn on a sheet) included."""
+    found = {font.get_object()["/BaseFont"].split("+", 1)[1]
+             for font in resources.get("/Font", {}).values()}
+    for form in resources.get("/XObject", {}).values():
+        if "/Resources" in form.get_object():
+            found |= _fonts(form.get_object()["/Resources"])
+    return found
 
 
 def test_resource_tokens_are_double_sided(default_a4: Path) -> None:

@@ -24,21 +24,24 @@ def _said(messages: list[str], file: str) -> str:
     return next(m for m in messages if f": {file}: " in m and "parts laid out" in m)
 
 
-def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path,
-                                                                  tmp_path: Path) -> None:
+def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
+                                                                 tmp_path: Path) -> None:
     spells, game = packs / "mini" / "spells.yaml", packs / "mini" / "game.yaml"
     edit(spells, "qty: 2", "qty: 12")  # 14 cards: two sheets of nine, each with its backs
     edit(game, "count: 4", "count: 14")
     warm = tmp_path / "warm"
     first = _build(packs, warm)
-    assert "cards-a4.pdf: 4 pages, 2 of 2 parts laid out" in _said(first, "cards-a4.pdf")
-    assert "rulebook-a4.pdf: 5 pages, 5 of 5 parts laid out" in _said(first, "rulebook-a4.pdf")
+    # four sheets, and one part of the six distinct faces and backs, which both outputs draw
+    assert "cards-a4.pdf: 4 pages, 5 of 5 parts laid out" in _said(first, "cards-a4.pdf")
+    assert "rulebook-a4.pdf: 5 pages, 6 of 6 parts laid out" in _said(first, "rulebook-a4.pdf")
 
-    edit(spells, "造成 **3** 点伤害", "造成 **5** 点伤害")  # S1 is on the first sheet only
+    edit(spells, "造成 **3** 点伤害", "造成 **5** 点伤害")  # S1's face only
     second = _build(packs, warm)
-    assert "cards-a4.pdf: 4 pages, 1 of 2 parts laid out" in _said(second, "cards-a4.pdf")
-    # the gallery shows S1: its part is laid out again; chapters, cover and folios are not
-    assert "rulebook-a4.pdf: 5 pages, 1 of 5 parts laid out" in _said(second, "rulebook-a4.pdf")
+    # its faces part is laid out again, once for both; sheets, chapters, gallery page, cover
+    # and folios are not
+    assert "cards-a4.pdf: 4 pages, 1 of 5 parts laid out" in _said(second, "cards-a4.pdf")
+    assert "rulebook-a4.pdf: 5 pages, 1 of 6 parts laid out" in _said(second, "rulebook-a4.pdf")
+    assert "from the cache, 1 laid out)" in second[-1]
     assert "造成5点伤害" in page_texts(warm / "mini" / "cards-a4.pdf")[0].replace(" ", "")
 
     cold = tmp_path / "cold"
@@ -48,8 +51,8 @@ def test_an_edit_relays_only_its_sheet_and_matches_a_cold_build(packs: Path,
 
     edit(spells, "造成 **5** 点伤害", "造成 **3** 点伤害")  # undone: its parts are still kept
     third = _build(packs, warm)
-    assert "cards-a4.pdf: 4 pages, 0 of 2 parts laid out" in _said(third, "cards-a4.pdf")
-    assert "rulebook-a4.pdf: 5 pages, 0 of 5 parts laid out" in _said(third, "rulebook-a4.pdf")
+    assert "cards-a4.pdf: 4 pages, 0 of 5 parts laid out" in _said(third, "cards-a4.pdf")
+    assert "rulebook-a4.pdf: 5 pages, 0 of 6 parts laid out" in _said(third, "rulebook-a4.pdf")
 
     parts = warm / "mini" / PARTS_DIR
     index = json.loads((parts / "index.json").read_text(encoding="utf-8"))
@@ -104,10 +107,10 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
     _build(packs, out)
     (pack / "art.svg").write_text(art.format("#3456cd"), encoding="utf-8")
     messages = _build(packs, out)
-    assert "cards-a4.pdf: 2 pages, 1 of 1 parts laid out" in _said(messages, "cards-a4.pdf")
+    assert "cards-a4.pdf: 2 pages, 1 of 3 parts laid out" in _said(messages, "cards-a4.pdf")
     cold = tmp_path / "cold"
     _build(packs, cold)
-    for name in ("cards-a4.pdf", "rulebook-a4.pdf"):  # one part as it is; the rulebook joined
+    for name in ("cards-a4.pdf", "rulebook-a4.pdf"):  # both draw the face laid out again
         warm = (out / "mini" / name).read_bytes()
         assert warm == (cold / "mini" / name).read_bytes(), name
         last = len(pypdfium2.PdfDocument(out / "mini" / name)) - 1  # the gallery, or the fronts
