@@ -131,15 +131,16 @@ def sources_of(game: Game) -> dict[str, tuple[str, int]]:
     return sites
 
 
-def rulebooks(game: Game, geometry: Geometry, fonts: FontRegistry,
-              options: BuildOptions) -> list[tuple[str, bool, Rulebook]]:
+def rulebooks(game: Game, geometry: Geometry, fonts: FontRegistry, options: BuildOptions,
+              faces: Faces | None = None) -> list[tuple[str, bool, Rulebook]]:
     """The rulebook, and its booklet when asked for: (file stem, booklet?, rulebook) each. The
-    stem names the paper, as each paper lays the rulebook out anew."""
+    stem names the paper, as each paper lays the rulebook out anew. Its gallery draws `faces`,
+    the card outputs' own, when given."""
     if not has_rulebook(game):
         return []
     variants = [("rulebook", False)] + ([("rulebook-booklet", True)] if options.booklet else [])
     return [(f"{kind}-{options.paper}", booklet,
-             rulebook(game, geometry, fonts, options.paper, booklet))
+             rulebook(game, geometry, fonts, options.paper, booklet, faces))
             for kind, booklet in variants]
 
 
@@ -344,7 +345,8 @@ def build_game(
         cache = PartCache(out_root / name / PARTS_DIR)
         layouts = Layouts(game, fonts, cache, pool, keep_workers=workers is not None)
         layouts.start(card_parts(planned))  # while the rulebook
-        books = rulebooks(game, geometry, fonts, options)  # is made into HTML
+        books = rulebooks(game, geometry, fonts, options,  # is made into HTML
+                          planned[0].faces if planned else None)
         rendered = render_documents(game, planned, books, progress, layouts)
     found = [finding for result in rendered for finding in result.findings]
     if errors_only(found) or (options.strict and found):

@@ -1,5 +1,6 @@
-"""Stage 5b, compose: every distinct card face is laid out once, on a page of its own size,
-and drawn from there (a PDF form XObject) into each sheet slot and gallery figure showing it.
+"""Stage 5b, compose: every distinct card face is laid out once, at the top of a page of its
+own, and drawn from there (a PDF form XObject) into each sheet slot and gallery figure showing
+it.
 
 Sheets and gallery pages are laid out with empty boxes marked `data-face` (which face) inside
 a box marked `data-clip` (where it is cut). Their layout then no longer depends on the cards'
@@ -22,7 +23,7 @@ from .render import Face, Renderer
 PT_PER_PX = 0.75  # CSS px to PDF points
 KAPPA = 0.5523  # a quarter circle as one Bezier curve: control points this far along the tangents
 
-FACES_PER_PART = 8  # faces laid out together: an edited card lays out this many again
+FACES_PER_PART = 6  # faces laid out together: an edited card lays out this many again
 ROOM = 297.0  # mm of page below each face, for text run past its box (as on a sheet of A4)
 
 Placement = tuple[int, str, list[float], list[float]]  # page, face key, face box, clip box + radius

@@ -332,9 +332,10 @@ def join_pdfs(parts: list[bytes], overlay: bytes = b"",
     outline: list = []
     for part in sources:
         offset = len(joined.pages)
-        where = {page.objgen: index for index, page in enumerate(part.pages)}
-        with part.open_outline() as items:
-            outline += [_moved(item, where, offset) for item in items.root]
+        if "/Outlines" in part.Root:  # not on sheets, faces or plain pages
+            where = {page.objgen: index for index, page in enumerate(part.pages)}
+            with part.open_outline() as items:
+                outline += [_moved(item, where, offset) for item in items.root]
         joined.pages.extend(part.pages)
     for key in ("/Title", "/Producer"):
         if key in sources[0].docinfo:

@@ -238,8 +238,9 @@ def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
 
 
 def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
-             booklet: bool = False) -> Rulebook:
-    """The rulebook in parts: chapters and gallery decks, then cover, contents and folios."""
+             booklet: bool = False, faces: Faces | None = None) -> Rulebook:
+    """The rulebook in parts: chapters and gallery decks, then cover, contents and folios; its
+    gallery draws the card outputs' `faces` when given."""
     page = geometry.half(paper) if booklet else geometry.papers[paper]
     margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
     body, headings = markdown_html(rulebook_markdown(game))
@@ -267,4 +268,5 @@ def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
                                gallery_id=gallery_id, qr=qr, gap=FIGURE_GAP, **given)
 
     return Rulebook(render, _pieces(body, sections), headings,
-                    face_documents(game, renderer, fonts) if figures else Faces([], {}, {}))
+                    (faces or face_documents(game, renderer, fonts)) if figures
+                    else Faces([], {}, {}))
