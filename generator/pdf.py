@@ -11,7 +11,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from functools import cache, lru_cache
@@ -279,6 +279,18 @@ class Workers:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+
+    def warm(self, fonts: list[Path]) -> list[Future]:
+        """Have each process lay out a line in every font, so that the first part it is given
+        does not pay for WeasyPrint's first page (about 0.3 s); nobody need wait for them."""
+        if self._pool is None:
+            return []
+        faces = "".join(f"@font-face {{ font-family: f{index}; src: url('{path.as_uri()}') }}"
+                        for index, path in enumerate(fonts))
+        lines = "".join(f"<p style='font-family: f{index}'>字 a</p>" for index in range(len(fonts)))
+        html = f"<html><head><style>{faces}</style></head><body>{lines}</body></html>"
+        return [self._pool.submit(render, html, PROJECT_ROOT, fonts, 0)
+                for _ in range(os.cpu_count() or 1)]  # as many as start() made
 
     def submit(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
                write: bool = True) -> Callable[[], list[LaidOut]]:

@@ -15,6 +15,7 @@ from . import BUILD_DIR, CARDS_DIR, FONTS_DIR, TEMPLATES_DIR
 from .build import Progress, build_game
 from .cache import BuildOptions
 from .errors import PackError, PnpError
+from .fonts import load_fonts
 from .pdf import Workers
 
 POLL = 0.05  # seconds between looks at the files' sizes and modification times
@@ -38,6 +39,7 @@ def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
     until `stop` says so."""
     folders = [cards_dir / name, TEMPLATES_DIR, FONTS_DIR]
     seen: dict[str, tuple[int, int]] = {}
+    warmed = False
     with Workers().start() as workers:
         while not stop():
             now = stamps(folders)
@@ -57,4 +59,7 @@ def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
                 progress(f"{name}: error: {exc}; nothing was written, the last PDFs stand")
             else:
                 progress(f"{name}: rebuilt in {time.perf_counter() - began:.2f} s")
+            if not warmed:
+                workers.warm(load_fonts().files())  # while the designer reads the PDFs
+                warmed = True
             progress(f"{name}: watching {cards_dir / name} for changes (Ctrl-C stops)")

@@ -104,3 +104,25 @@ def test_a_layout_process_that_dies_mid_part_is_a_clean_error(monkeypatch) -> No
         monkeypatch.undo()
         again = workers.submit(["<div></div>", "<p></p>"], Path("."), [], 300)()
         assert [part.pages for part in again] == [1, 1]
+
+
+def test_warmed_processes_have_laid_out_every_font() -> None:
+    """`pnp watch` warms its processes after the first build: each lays out a line in every
+    registered font, so the designer's first edit does not pay for WeasyPrint's first page."""
+    import io
+
+    import pikepdf
+
+    from generator import pdf
+    from generator.fonts import load_fonts
+
+    fonts = load_fonts().files()
+    with pdf.Workers() as workers:
+        assert workers.warm(fonts) == []  # no processes yet: nothing to warm
+        warmed = [future.result() for future in workers.start().warm(fonts)]
+    assert len(warmed) == (os.cpu_count() or 1)
+    for part in warmed:
+        with pikepdf.open(io.BytesIO(part.pdf)) as document:
+            used = {str(font.BaseFont).split("+", 1)[1]
+                    for font in document.pages[0].Resources.Font.values()}
+        assert used == {"f0", "f1-Bold", "f2"}  # each font file its own face, none a fallback
