@@ -72,7 +72,8 @@ class Planned:
 
 
 def sheet_parts(sheets: list[Sheet]) -> list[list[Sheet]]:
-    """One part per sheet: an edited card changes only its front, its backs stay cached."""
+    """One part per sheet; its faces are drawn in from their own parts, so a card's text
+    changes none of them."""
     return [[sheet] for sheet in sheets] or [[]]
 
 
@@ -120,7 +121,7 @@ def plan_outputs(game: Game, geometry: Geometry, fonts: FontRegistry,
     return planned
 
 
-def sources_of(game: Game) -> dict[str, tuple[str, int]]:
+def sources(game: Game) -> dict[str, tuple[str, int]]:
     """Where each card and each back comes from, for findings on the laid-out pages."""
     sites = {f"back:{back_id}": (display_path(game.root / "game.yaml"),
                                  line_of(game.spec_data, ("backs", back_id)))
@@ -217,13 +218,13 @@ class Layouts:
             placed += [(pages + index, key, box, clip) for index, key, box, clip in part.faces]
             pages += part.pages
         drawn = {key: faces.pages[key] for _, key, _, _ in placed} if faces else {}
-        sources = list(dict.fromkeys(html for html, _ in drawn.values()))
-        every = parts + ([overlay] if overlay else []) + sources
+        face_parts = list(dict.fromkeys(html for html, _ in drawn.values()))
+        every = parts + ([overlay] if overlay else []) + face_parts
         self.cache.used[file] = [part_key(html) for html in every]
         found = [finding for part in laid for finding in part.found]
-        found += [finding for html in sources if html not in self.reported
+        found += [finding for html in face_parts if html not in self.reported
                   for finding in self.done[html].found]  # a face's findings, told once
-        self.reported.update(sources)
+        self.reported.update(face_parts)
         warnings = sorted({message for html in every for message in self.done[html].warnings})
         pdf = b""
         if self.write and not found:
@@ -239,7 +240,7 @@ class Layouts:
                 _links(laid), placed, shown))
             self.cache.used[file].append(joined)
         mine = set(every) & self.anew
-        result = Rendered(pdf, pages, locate(found, sources_of(self.game)), warnings, len(every),
+        result = Rendered(pdf, pages, locate(found, sources(self.game)), warnings, len(every),
                           len(mine), sum(self.done[html].seconds for html in mine))
         for message in warnings:
             progress(f"{self.game.name}: {file}: warning: {message}")

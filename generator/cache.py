@@ -2,9 +2,10 @@
 
 A whole build is skipped when every file of the game pack, the shared templates, the font
 registry, this package's own source, the options and the library versions are as they were.
-Otherwise each part (a sheet with its backs, or a few rulebook chapters) is looked up by the
-hash of its HTML and of the code that lays it out, and only the parts not found are laid out
-again. Only the standard library is imported here, so a no-change build never loads WeasyPrint.
+Otherwise each part (a sheet, a few card faces, a rulebook chapter or gallery deck) is looked
+up by the hash of its HTML and of the code that lays it out, and only the parts not found are
+laid out again. Only the standard library is imported here, so a no-change build never loads
+WeasyPrint.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .fit import _children
+from .fit import children
 from .fonts import FontRegistry
 from .geometry import Box
 from .load import Game
@@ -85,7 +85,7 @@ def _boxes(box: Any, clip: list[float]) -> Iterator[tuple[str, list[float], list
         if element.get("data-face"):
             yield element.get("data-face"), [x, y, x + width, y + height], clip
             return
-    for child in _children(box):
+    for child in children(box):
         yield from _boxes(child, clip)
 
 
@@ -95,12 +95,12 @@ def placements(document: Any) -> list[Placement]:
     found = []
     for index, page in enumerate(document.pages):
         for key, box, clip in _boxes(page._page_box, [0, 0, page.width, page.height, 0]):
-            found.append((index, key, _points(box, page.height), _points(clip[:4], page.height)
+            found.append((index, key, to_points(box, page.height), to_points(clip[:4], page.height)
                           + [round(clip[4] * PT_PER_PX, 3)]))
     return found
 
 
-def _points(box: list[float], height: float) -> list[float]:
+def to_points(box: list[float] | tuple[float, ...], height: float) -> list[float]:
     """A box (left, top, right, bottom) in CSS px from the top left, in PDF points from the
     bottom left (left, bottom, right, top)."""
     x0, y0, x1, y1 = box
@@ -132,18 +132,26 @@ def draw_faces(pdf: Any, pages: dict[int, list[tuple[str, list[float], list[floa
 
     for index, placed in sorted(pages.items()):
         page = pdf.pages[index]
-        resources = pikepdf.Dictionary(page.obj.get("/Resources", pikepdf.Dictionary()))
-        xobjects = pikepdf.Dictionary(resources.get("/XObject", pikepdf.Dictionary()))
         drawing = []
         for number, (key, box, clip) in enumerate(placed):
-            form = forms[key]
-            x0, y0, x1, y1 = (float(value) for value in form.BBox)
+            x0, y0, x1, y1 = (float(value) for value in forms[key].BBox)
             scale_x, scale_y = (box[2] - box[0]) / (x1 - x0), (box[3] - box[1]) / (y1 - y0)
-            xobjects[f"/Face{number}"] = form
             drawing.append(f"q {_clip_path(*clip)} {scale_x:.6f} 0 0 {scale_y:.6f} "
                            f"{box[0] - x0 * scale_x:.3f} {box[1] - y0 * scale_y:.3f} cm "
                            f"/Face{number} Do Q")
-        resources["/XObject"] = xobjects
-        page.obj["/Resources"] = resources
+        add_forms(page, {f"/Face{number}": forms[key]
+                         for number, (key, _, _) in enumerate(placed)})
         page.contents_add(pikepdf.Stream(pdf, ("\n".join(drawing) + "\n").encode()),
                           prepend=True)
+
+
+def add_forms(page: Any, forms: dict[str, Any]) -> None:
+    """Give a page forms to draw, each under a fixed name (pikepdf's own overlays name theirs
+    at random, and the same input must give the same bytes)."""
+    import pikepdf
+
+    resources = pikepdf.Dictionary(page.obj.get("/Resources", pikepdf.Dictionary()))
+    xobjects = pikepdf.Dictionary(resources.get("/XObject", pikepdf.Dictionary()))
+    xobjects.update(forms)
+    resources["/XObject"] = xobjects
+    page.obj["/Resources"] = resources

@@ -30,7 +30,8 @@ class _Context:
     floor: float | None = None  # the container's own bottom, which the footer may reach
 
 
-def _children(box: Any) -> Iterator[Any]:
+def children(box: Any) -> Iterator[Any]:
+    """A laid-out box's children, absolutely placed ones included."""
     for child in getattr(box, "children", ()):
         yield getattr(child, "_box", child)  # absolutely placed boxes hide behind a placeholder
 
@@ -45,7 +46,7 @@ def _classes(box: Any) -> list[str]:
 def _container(source: str, box: Any) -> _Context:
     """A container's edges; a `.footer` inside it is off limits to the rest of its text."""
     floor = box.border_box_y() + box.border_height()
-    bottom = min([floor] + [child.border_box_y() for child in _children(box)
+    bottom = min([floor] + [child.border_box_y() for child in children(box)
                             if "footer" in _classes(child)])
     return _Context(source, bottom, box.border_box_x() + box.border_width(), "", floor)
 
@@ -64,7 +65,7 @@ def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
         if element.get("data-field"):
             context = replace(context, field=element.get("data-field"))
     yield box, context
-    for child in _children(box):
+    for child in children(box):
         yield from _walk(child, context)
 
 

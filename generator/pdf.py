@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from . import PROJECT_ROOT
 from .cache import LaidOut, stamp
-from .compose import Placement, draw_faces, placements
+from .compose import Placement, add_forms, draw_faces, placements, to_points
 from .errors import RenderError
 from .fonts import subset_font
 from .geometry import Box
@@ -234,9 +234,8 @@ def _finish(document: Any, min_dpi: float, write: bool, warnings: list[str], ser
                 was = boxes.get((index, target), (left, top, right, bottom))
                 boxes[index, target] = (min(was[0], left), min(was[1], top),
                                         max(was[2], right), max(was[3], bottom))
-    links = [(index, target, [round(value * 0.75, 3) for value in (  # CSS px from the top
-        left, document.pages[index].height - bottom, right, document.pages[index].height - top)])
-        for (index, target), (left, top, right, bottom) in boxes.items()]
+    links = [(index, target, to_points(box, document.pages[index].height))
+             for (index, target), box in boxes.items()]
     return LaidOut(data, len(document.pages), found, warnings,
                    [stamp(path) for path in sorted(served)], anchors, links,
                    time.perf_counter() - started, placements(document))
@@ -368,11 +367,18 @@ def join_pdfs(parts: list[bytes], overlay: bytes = b"",
             Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Link, Rect=rectangle,
             Border=[0, 0, 0], Dest=[joined.pages[target].obj, pikepdf.Name.Fit])))
     joined.Root.ViewerPreferences = _preferences("/DuplexFlipLongEdge")
-    buffer = io.BytesIO()
-    joined.save(buffer, deterministic_id=True,
-                object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    data = _saved(joined)
     for part in sources:
         part.close()
+    return data
+
+
+def _saved(pdf: Any) -> bytes:
+    """A PDF's bytes, the same for the same content (no random file id), objects compressed."""
+    import pikepdf
+
+    buffer = io.BytesIO()
+    pdf.save(buffer, deterministic_id=True, object_stream_mode=pikepdf.ObjectStreamMode.generate)
     return buffer.getvalue()
 
 
@@ -400,15 +406,10 @@ def _draw_placed(joined: Any, placed: list[Placement],
 
 
 def _overlay(pdf: Any, page: Any, form: Any) -> None:
-    """Draw a form over a page of the same size, under a fixed name (pikepdf's own
-    add_overlay names it at random, and the same input must give the same bytes)."""
+    """Draw a form over a page of the same size."""
     import pikepdf
 
-    resources = pikepdf.Dictionary(page.obj.get("/Resources", pikepdf.Dictionary()))
-    xobjects = pikepdf.Dictionary(resources.get("/XObject", pikepdf.Dictionary()))
-    xobjects["/Folio"] = form
-    resources["/XObject"] = xobjects
-    page.obj["/Resources"] = resources
+    add_forms(page, {"/Folio": form})
     page.contents_add(pikepdf.Stream(pdf, b"q\n"), prepend=True)
     page.contents_add(pikepdf.Stream(pdf, b"\nQ q /Folio Do Q\n"))
 
@@ -460,10 +461,7 @@ def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | N
         if "/Title" in source.docinfo:
             booklet.docinfo["/Title"] = source.docinfo["/Title"]
         booklet.Root.ViewerPreferences = _preferences("/DuplexFlipShortEdge")  # landscape
-        buffer = io.BytesIO()
-        booklet.save(buffer, deterministic_id=True,
-                     object_stream_mode=pikepdf.ObjectStreamMode.generate)
-    return buffer.getvalue()
+        return _saved(booklet)
 
 
 def _preferences(duplex: str) -> Any:
