@@ -15,56 +15,37 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from functools import cache
-from importlib import metadata
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import FONTS_DIR, TEMPLATES_DIR
-
-PACKAGE_DIR = Path(__file__).resolve().parent
+from .parts import FaceBox, Found, LaidOut, Link, code_digest, hash_files, source_files, stamp
 
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """What the designer asked for."""
+    """What the designer asked for: the paper, the HTML too, warnings as errors, which output
+    kinds (all when none is named), and which of the output kinds' own switches are on."""
 
     paper: str = "a4"
-    backs: bool = True
     html: bool = False
     strict: bool = False
-    booklet: bool = False
-LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py", "qrcode",
-             "uharfbuzz")
+    only: tuple[str, ...] = ()
+    switches: frozenset[str] = frozenset()
 
-
-def _files(folder: Path, pattern: str = "*") -> list[Path]:
-    return sorted(p for p in folder.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts)
-
-
-def _hash_files(digest: hashlib._Hash, root: Path, files: list[Path]) -> None:
-    for path in files:
-        digest.update(f"{root.name}/{path.relative_to(root)}\n".encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-
-
-@cache
-def code_digest() -> str:
-    """One hash of this package's source and the versions of the libraries that draw pages."""
-    digest = hashlib.sha256()
-    for name in LIBRARIES:
-        digest.update(f"{name}={metadata.version(name)}\n".encode())
-    _hash_files(digest, PACKAGE_DIR, _files(PACKAGE_DIR, "*.py"))
-    return digest.hexdigest()
+    def on(self, switch: str) -> bool:
+        """Whether an output kind's switch (`booklet`, `no_backs`) is on."""
+        return switch in self.switches
 
 
 def input_digest(pack: Path, options: BuildOptions) -> str:
     """One hash of everything a build of `pack` with `options` reads."""
-    digest = hashlib.sha256(json.dumps(asdict(options), sort_keys=True).encode())
+    asked = {**asdict(options), "switches": sorted(options.switches)}
+    digest = hashlib.sha256(json.dumps(asked, sort_keys=True).encode())
     digest.update(code_digest().encode())
-    for root, files in ((pack, _files(pack)), (TEMPLATES_DIR, _files(TEMPLATES_DIR)),
+    for root, files in ((pack, source_files(pack)), (TEMPLATES_DIR, source_files(TEMPLATES_DIR)),
                         (FONTS_DIR, [FONTS_DIR / "fonts.yaml"])):
-        _hash_files(digest, root, files)
+        hash_files(digest, root, files)
     return digest.hexdigest()
 
 
@@ -89,37 +70,6 @@ def remember(out_dir: Path, paper: str, digest: str, files: list[str]) -> None:
     _state(out_dir, paper).write_text(text, encoding="utf-8")
 
 
-@dataclass(frozen=True)
-class LaidOut:
-    """One part laid out: its PDF (empty when not written), its pages, what measuring it found
-    (card, code, message), WeasyPrint's warnings, the files it read (path, size, mtime), the
-    page each anchor landed on, its links to anchors it does not hold (page, anchor, PDF
-    rectangle), for the output to resolve, and the boxes where faces are to be drawn (page,
-    face key, box, clip)."""
-
-    pdf: bytes
-    pages: int
-    found: list[tuple[str, str, str]]
-    warnings: list[str]
-    files: list[tuple[str, int, int]]
-    anchors: dict[str, int]
-    links: list[tuple[int, str, list[float]]]
-    seconds: float = 0.0
-    faces: list[tuple[int, str, list[float], list[float]]] = field(default_factory=list)
-
-
-def stamp(path: Path) -> tuple[str, int, int]:
-    """A file's path, size and modification time: when these hold, its content is taken as is."""
-    info = path.stat()
-    return str(path), info.st_size, info.st_mtime_ns
-
-
-def part_key(html: str) -> str:
-    """The cache key of one part: its HTML and the code that lays it out. The files it reads,
-    fonts and images, are checked apart."""
-    return hashlib.sha256(f"{code_digest()}\n{html}".encode()).hexdigest()
-
-
 KEEP_BUILDS = 4  # a part no output uses any more stays for this many builds, itself included
 
 
@@ -140,9 +90,9 @@ class PartCache:
             if any(stamp(Path(path)) != (path, size, mtime) for path, size, mtime in files):
                 raise ValueError("a file it read has changed")
             part = LaidOut((self.folder / f"{key}.pdf").read_bytes(), meta["pages"],
-                           [tuple(found) for found in meta["found"]], meta["warnings"], files,
-                           meta["anchors"], [tuple(link) for link in meta["links"]],
-                           faces=[tuple(face) for face in meta["faces"]])
+                           [Found(*found) for found in meta["found"]], files, meta["anchors"],
+                           [Link(*link) for link in meta["links"]],
+                           [FaceBox(*face) for face in meta["faces"]])
         except (OSError, ValueError, KeyError, TypeError):
             self.misses += 1
             return None
@@ -152,9 +102,8 @@ class PartCache:
     def put(self, key: str, part: LaidOut) -> None:
         """Keep a written part for the next build."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        meta = {"pages": part.pages, "found": part.found, "warnings": part.warnings,
-                "files": part.files, "anchors": part.anchors, "links": part.links,
-                "faces": part.faces}
+        meta = {"pages": part.pages, "found": part.found, "files": part.files,
+                "anchors": part.anchors, "links": part.links, "faces": part.faces}
         write_atomic(self.folder / f"{key}.pdf", part.pdf)
         write_atomic(self.folder / f"{key}.json", json.dumps(meta, ensure_ascii=False).encode())
 

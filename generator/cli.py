@@ -12,6 +12,7 @@ from pathlib import Path
 from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME
 from .cache import BuildOptions, input_digest, is_fresh
 from .errors import PackError, PnpError
+from .geometry import load_geometry
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 EXIT_CODES = """exit codes:
@@ -28,10 +29,18 @@ def _games(names: list[str]) -> list[str]:
     return names or [DEFAULT_GAME]
 
 
-def cmd_build(args: argparse.Namespace) -> int:
+def _options(args: argparse.Namespace, only: tuple[str, ...] = ()) -> BuildOptions:
+    """The build options the command line gives."""
+    from .outputs import switches
+
+    return BuildOptions(paper=args.paper, html=getattr(args, "html", False), strict=args.strict,
+                        only=only, switches=frozenset(
+                            name for name in switches() if getattr(args, name, False)))
+
+
+def cmd_build(args: argparse.Namespace, only: tuple[str, ...] = ()) -> int:
     """Validate, then render every output of each game whose inputs changed."""
-    options = BuildOptions(paper=args.paper, backs=not args.no_backs, html=args.html,
-                           strict=args.strict, booklet=args.booklet)
+    options = _options(args, only)
     for name in _games(args.games):
         pack = args.cards / name
         if not args.force and (pack / "game.yaml").is_file() and is_fresh(
@@ -47,23 +56,15 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_rulebook(args: argparse.Namespace) -> int:
     """Validate, then write only the rulebook of each game."""
-    options = BuildOptions(paper=args.paper, html=args.html, strict=args.strict,
-                           booklet=args.booklet)
-    from .build import build_rulebook
-
-    for name in _games(args.games):
-        build_rulebook(name, options, out_root=args.out, cards_dir=args.cards,
-                       progress=_progress)
-    return EXIT_OK
+    return cmd_build(args, only=("rulebook",))
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """Build a game, then again each time one of its files changes, until Ctrl-C."""
     from .watch import watch
 
-    options = BuildOptions(paper=args.paper, backs=not args.no_backs, strict=args.strict,
-                           booklet=args.booklet)
-    watch(args.game, options, out_root=args.out, cards_dir=args.cards, progress=_progress)
+    watch(args.game, _options(args), out_root=args.out, cards_dir=args.cards,
+          progress=_progress)
     return EXIT_OK
 
 
@@ -73,19 +74,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     status, report = EXIT_OK, []
     for name in _games(args.games):
-        findings = validate_game(name, args.cards, args.paper,
-                                 progress=lambda message: None)
-        errors = sum(f.level == "error" for f in findings)
-        warnings = len(findings) - errors
+        result = validate_game(name, args.cards, _options(args), args.out)
+        errors = sum(f.level == "error" for f in result.findings)
+        warnings = len(result.findings) - errors
         if errors or (args.strict and warnings):
             status = EXIT_ERRORS
         if args.json:
             report.append({"game": name, "errors": errors, "warnings": warnings,
-                           "findings": [asdict(f) for f in findings]})
+                           "findings": [asdict(f) for f in result.findings],
+                           "unchecked": result.unchecked})
             continue
-        for finding in findings:
+        for finding in result.findings:
             print(finding)
-        print(f"{name}: {errors} errors, {warnings} warnings")
+        unchecked = "".join(f"; layout not checked for {what}" for what in result.unchecked)
+        print(f"{name}: {errors} errors, {warnings} warnings{unchecked}")
     if args.json:
         print(json.dumps({"games": report}, ensure_ascii=False, indent=2))
     return status
@@ -106,62 +108,65 @@ def cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _common(switches: dict[str, str]) -> argparse.ArgumentParser:
+    """The options every command that builds or checks a game shares: the paper (from
+    templates/print.yaml), where the packs and the output are, strictness, and each output
+    kind's own switches."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--paper", choices=sorted(load_geometry().papers), default="a4")
+    common.add_argument("--strict", action="store_true", help="warnings fail too")
+    common.add_argument("--out", type=Path, default=BUILD_DIR,
+                        help="output folder (default: build/)")
+    common.add_argument("--cards", type=Path, default=argparse.SUPPRESS,
+                        help="the folder holding the game packs (default: cards/)")
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks")
+    for name, text in switches.items():
+        common.add_argument(f"--{name.replace('_', '-')}", dest=name, action="store_true",
+                            help=text)
+    return common
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser."""
+    from .outputs import switches
+
     top = argparse.ArgumentParser(prog="pnp", description=__doc__, epilog=EXIT_CODES,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--debug", action="store_true", help="show tracebacks")
     top.add_argument("--cards", type=Path, default=CARDS_DIR,
                      help="the folder holding the game packs (default: cards/)")
     sub = top.add_subparsers(dest="command", required=True)
+    common = _common(switches())
+    games = {"nargs": "*", "metavar": "GAME", "help": f"default: {DEFAULT_GAME}"}
 
-    build = sub.add_parser("build", help="validate and render PDFs into build/<game>/")
-    build.add_argument("games", nargs="*", metavar="GAME", help=f"default: {DEFAULT_GAME}")
-    build.add_argument("--paper", choices=["a4", "letter"], default="a4")
-    build.add_argument("--no-backs", action="store_true", help="leave the backs pages out")
+    build = sub.add_parser("build", parents=[common],
+                           help="validate and render PDFs into build/<game>/")
+    build.add_argument("games", **games)
     build.add_argument("--html", action="store_true", help="also write the HTML of each PDF")
-    build.add_argument("--out", type=Path, default=BUILD_DIR,
-                       help="output folder (default: build/)")
-    build.set_defaults(func=cmd_build)
-
-    build.add_argument("--strict", action="store_true", help="refuse to build on warnings too")
     build.add_argument("--force", action="store_true",
                        help="build even when nothing changed since the last build")
-    build.add_argument("--booklet", action="store_true",
-                       help="also impose the rulebook as a saddle-stitched booklet")
+    build.set_defaults(func=cmd_build)
 
-    rulebook = sub.add_parser("rulebook", help="validate and write only the rulebook PDF")
-    rulebook.add_argument("games", nargs="*", metavar="GAME", help=f"default: {DEFAULT_GAME}")
-    rulebook.add_argument("--paper", choices=["a4", "letter"], default="a4")
-    rulebook.add_argument("--booklet", action="store_true",
-                          help="also write rulebook-booklet-<paper>.pdf: half-size pages two up on "
-                          "the paper, in saddle-stitch order")
+    rulebook = sub.add_parser("rulebook", parents=[common],
+                              help="validate and write only the rulebook PDF")
+    rulebook.add_argument("games", **games)
     rulebook.add_argument("--html", action="store_true", help="also write the HTML")
-    rulebook.add_argument("--strict", action="store_true", help="refuse on warnings too")
-    rulebook.add_argument("--out", type=Path, default=BUILD_DIR,
-                          help="output folder (default: build/)")
+    rulebook.add_argument("--force", action="store_true",
+                          help="build even when nothing changed since the last build")
     rulebook.set_defaults(func=cmd_rulebook)
 
-    watching = sub.add_parser("watch", help="build, then rebuild each time a file of the game "
-                              "changes, with WeasyPrint kept loaded (Ctrl-C stops)")
+    watching = sub.add_parser("watch", parents=[common], help="build, then rebuild each time a "
+                              "file of the game changes, with WeasyPrint kept loaded (Ctrl-C "
+                              "stops)")
     watching.add_argument("game", nargs="?", default=DEFAULT_GAME, metavar="GAME",
                           help=f"default: {DEFAULT_GAME}")
-    watching.add_argument("--paper", choices=["a4", "letter"], default="a4")
-    watching.add_argument("--no-backs", action="store_true", help="leave the backs pages out")
-    watching.add_argument("--strict", action="store_true", help="refuse to build on warnings too")
-    watching.add_argument("--booklet", action="store_true",
-                          help="also impose the rulebook as a saddle-stitched booklet")
-    watching.add_argument("--out", type=Path, default=BUILD_DIR,
-                          help="output folder (default: build/)")
     watching.set_defaults(func=cmd_watch)
 
-    validate = sub.add_parser("validate", help="check game packs, their layout included, "
-                              "without writing anything")
-    validate.add_argument("games", nargs="*", metavar="GAME", help=f"default: {DEFAULT_GAME}")
-    validate.add_argument("--paper", choices=["a4", "letter"], default="a4",
-                          help="the paper whose layout is measured")
+    validate = sub.add_parser("validate", parents=[common], help="check game packs, their "
+                              "layout included, without writing any output")
+    validate.add_argument("games", **games)
     validate.add_argument("--json", action="store_true", help="print the findings as JSON")
-    validate.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     validate.set_defaults(func=cmd_validate)
 
     listing = sub.add_parser("list", help="list the game packs under cards/")
@@ -173,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; designer mistakes print clean messages, never tracebacks."""
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        return int(args.func(args))
     except PackError as exc:
         if args.debug:
             raise

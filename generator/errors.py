@@ -1,12 +1,72 @@
-"""Designer-facing errors: findings that name a file and a line, never a traceback."""
+"""Designer-facing problems: findings that name a file and a line, never a traceback.
+
+Every problem a build or `pnp validate` can report has a code in CODES, with its level and
+what it means; the README's table of codes is checked against this one.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from . import PROJECT_ROOT
+
+
+class Code(NamedTuple):
+    """What a finding's code means: its level, and what it checks, in one line."""
+
+    level: str
+    meaning: str
+
+
+CODES: dict[str, Code] = {
+    "E001": Code("error", "a file the pack names, or the game itself, is missing or unreadable"),
+    "E002": Code("error", "YAML syntax (Python tags included: YAML is read safely)"),
+    "E003": Code("error", "a key appears twice in one YAML mapping"),
+    "E004": Code("error", "game.yaml is empty"),
+    "E005": Code("error", "a file has the wrong shape: a deck is a list of cards, a card and "
+                 "the rules are mappings"),
+    "E007": Code("error", "a `{placeholder}` names no rule, or adds something not a number"),
+    "E010": Code("error", "the schema: a type, a required field, or an unknown key (the "
+                 "accepted keys are listed)"),
+    "E020": Code("error", "two decks have the same id"),
+    "E021": Code("error", "a deck's size is not in print.yaml nor the pack's `sizes`"),
+    "E022": Code("error", "a deck's or a back's template does not exist"),
+    "E023": Code("error", "a deck's back does not exist, or a double-sided deck names one"),
+    "E024": Code("error", "a field spec is incomplete: a ref without its deck or table, a "
+                 "choice without choices"),
+    "E025": Code("error", "a font family is not in fonts/fonts.yaml"),
+    "E030": Code("error", "two cards have the same id"),
+    "E031": Code("error", "a card's back does not exist"),
+    "E032": Code("error", "a `ref` names a card or table key that does not exist"),
+    "E040": Code("error", "a deck does not hold the `count` of cards game.yaml gives"),
+    "E041": Code("error", "the component list of game.yaml disagrees with what prints"),
+    "E042": Code("error", "the component list names a deck, card or die that does not exist"),
+    "E050": Code("error", "an image or stylesheet lies outside the game pack"),
+    "E051": Code("error", "an image or stylesheet does not exist"),
+    "E052": Code("error", "a page asks for a file outside the project and the pack, or for "
+                 "the network, and is refused"),
+    "E060": Code("error", "a card template fails (a missing field is an error, never a blank)"),
+    "E061": Code("error", "the rulebook's Markdown refers to data that does not exist"),
+    "E070": Code("error", "text runs past its box on the laid-out page"),
+    "E071": Code("error", "a raster image prints below 300 dpi"),
+    "W072": Code("warning", "text on a face lies in no `.safe` or `data-box` box, so its fit "
+                 "is not checked"),
+    "W073": Code("warning", "CSS that WeasyPrint ignores"),
+    "W074": Code("warning", "any other warning WeasyPrint gives while laying out a page"),
+    "E075": Code("error", "WeasyPrint could not load or draw something a page asks for"),
+    "E080": Code("error", "a character has no glyph in the pack's body font"),
+    "E081": Code("error", "a character was drawn with no glyph on the laid-out page"),
+    "E090": Code("error", "a literal number restates a rule and disagrees with rules.yaml"),
+    "E091": Code("error", "a term in rules.yaml is malformed"),
+    "E092": Code("error", "a rule that must not be negative is"),
+    "E093": Code("error", "a rule lies off the track it is checked against"),
+    "E094": Code("error", "the rows of a rules table leave a gap or overlap"),
+    "W001": Code("warning", "a card is marked `draft: true`"),
+    "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
+}
 
 
 @cache
@@ -21,17 +81,25 @@ def display_path(path: Path | str) -> str:
 
 @dataclass(frozen=True, order=True)
 class Finding:
-    """One problem found in a game pack, located at path:line."""
+    """One problem found in a game pack, located at path:line; its level comes from its code."""
 
     path: str
     line: int
     message: str
-    level: str = "error"
-    code: str = "E000"
+    level: str = field(init=False)
+    code: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "level", CODES[self.code].level)
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.level}: {self.code}: {self.message}"
+
+
+def errors_only(findings: list[Finding]) -> list[Finding]:
+    """The findings that stop a build."""
+    return [f for f in findings if f.level == "error"]
 
 
 class PnpError(Exception):
@@ -42,7 +110,7 @@ class PackError(PnpError):
     """A game pack has one or more errors; carries every finding at once."""
 
     def __init__(self, findings: list[Finding]):
-        self.findings = sorted(findings)
+        self.findings = sorted(set(findings))
         super().__init__("\n".join(str(f) for f in self.findings))
 
 

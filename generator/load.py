@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -146,12 +146,19 @@ def model_findings(
 
 @dataclass
 class Deck:
-    """A deck's spec together with its cards and where each came from."""
+    """A deck's spec together with its cards, where each came from and the YAML it was read
+    from; and of the entries that did not load, their ids and copies, so that counts and
+    references are still checked right."""
 
     spec: DeckSpec
     path: Path
     cards: list[CardBase] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
+    entries: list[Any] = field(default_factory=list)  # each card's YAML, lines kept
+    starts: list[int] = field(default_factory=list)  # the first line of every entry
+    failed_ids: set[str] = field(default_factory=set)
+    failed_copies: int = 0
+    readable: bool = True  # False when the file itself could not be read as a list
 
     def located(self) -> list[tuple[CardBase, int]]:
         """Each card with the line its YAML entry starts on."""
@@ -161,6 +168,13 @@ class Deck:
     def copies(self) -> int:
         """How many physical cards the deck prints."""
         return sum(card.qty for card in self.cards)
+
+    def without(self, card_ids: set[str]) -> Deck:
+        """The same deck less some cards."""
+        kept = [index for index, card in enumerate(self.cards) if card.id not in card_ids]
+        return replace(self, cards=[self.cards[i] for i in kept],
+                       lines=[self.lines[i] for i in kept],
+                       entries=[self.entries[i] for i in kept])
 
 
 @dataclass(frozen=True)
@@ -184,6 +198,7 @@ class Game:
     rules: dict = field(default_factory=dict)
     rules_data: Any = None
     texts: list[Text] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # what loading found, not fatal
 
 
 def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
@@ -191,7 +206,8 @@ def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
     root = cards_dir / name
     if not (root / "game.yaml").is_file():
         known = ", ".join(list_games(cards_dir)) or "none"
-        raise PackError([Finding(display_path(root), 0, f"no game '{name}' (known: {known})")])
+        raise PackError([Finding(display_path(root), 0, f"no game '{name}' (known: {known})",
+                                 "E001")])
     return root
 
 
@@ -200,30 +216,46 @@ def list_games(cards_dir: Path = CARDS_DIR) -> list[str]:
     return sorted(p.parent.name for p in cards_dir.glob("*/game.yaml"))
 
 
+FATAL = "; nothing else was checked, as the rest depends on it"
+
+
 def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
-    """Load game.yaml and every deck file; raise PackError with every problem at once."""
+    """Load game.yaml and every deck file. A card that does not load is left out and the
+    rest go on, its problems in `Game.findings`; only a game.yaml or rules file that cannot
+    be read raises PackError, as everything else depends on it."""
     root = pack_dir(name, cards_dir)
     findings: list[Finding] = []
     game_path = root / "game.yaml"
     where = display_path(game_path)
     data = read_yaml(game_path, findings)
     if data is None:
-        raise PackError(findings or [Finding(where, 0, "game.yaml is empty", code="E004")])
+        raise PackError(_fatal(findings) or [Finding(where, 0, "game.yaml is empty" + FATAL,
+                                                     "E004")])
     try:
         spec = GameSpec.model_validate(data)
     except ValidationError as exc:
-        raise PackError(findings + model_findings(GameSpec, data, exc, where, "")) from None
+        raise PackError(_fatal(findings + model_findings(GameSpec, data, exc, where, ""))
+                        ) from None
+    before = len(findings)
     rules_data = _load_rules(root, spec, findings)
+    if len(findings) > before and any(f.code != "E003" for f in findings[before:]):
+        raise PackError(_fatal(findings))
     rules = plain(rules_data) if rules_data else {}
     texts = [Text(where, line, text) for line, text in strings(data)]
     if rules and "tables" in data:  # table text may quote the rules too
+        before = len(findings)
         expand_tree(data["tables"], rules, where, findings, data.lines.get("tables", 0))
-        spec = GameSpec.model_validate(data)
+        if len(findings) == before:
+            spec = GameSpec.model_validate(data)
     decks = [_load_deck(root, deck, rules, findings, texts) for deck in spec.decks]
-    if findings:
-        raise PackError(findings)
     return Game(name=name, root=root, spec=spec, decks=decks, spec_data=data, rules=rules,
-                rules_data=rules_data, texts=texts)
+                rules_data=rules_data, texts=texts, findings=findings)
+
+
+def _fatal(findings: list[Finding]) -> list[Finding]:
+    """The findings that stop loading, the last one saying so."""
+    last = max(findings)
+    return [replace(last, message=last.message + FATAL) if f is last else f for f in findings]
 
 
 def _load_rules(root: Path, spec: GameSpec, findings: list[Finding]) -> Any:
@@ -247,28 +279,38 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
     where = display_path(path)
     data = read_yaml(path, findings)
     if data is None:
+        deck.readable = False
         return deck
     if not isinstance(data, list):
         findings.append(Finding(where, 1, "a deck file must be a YAML list of cards", code="E005"))
+        deck.readable = False
         return deck
     model = card_model(spec)
     for index, item in enumerate(data):
         line = data.lines[index]
+        deck.starts.append(line)
         if not isinstance(item, dict):
             findings.append(Finding(where, line, "a card must be a mapping of keys", code="E005"))
+            deck.failed_copies += 1
             continue
         texts.extend(Text(where, at, text) for at, text in strings(item, line))
+        card_id = item.get("id")
         before = len(findings)
         expand_tree(item, rules, where, findings, line)
-        if len(findings) > before:
-            continue
-        card_id = item.get("id")
-        subject = f"card '{card_id}': " if isinstance(card_id, str) else ""
-        try:
-            card = model.model_validate(item)
-        except ValidationError as exc:
-            findings.extend(model_findings(model, item, exc, where, subject))
+        card = None
+        if len(findings) == before:
+            subject = f"card '{card_id}': " if isinstance(card_id, str) else ""
+            try:
+                card = model.model_validate(item)
+            except ValidationError as exc:
+                findings.extend(model_findings(model, item, exc, where, subject))
+        if card is None:
+            if isinstance(card_id, str):
+                deck.failed_ids.add(card_id)
+            qty = item.get("qty", 1)
+            deck.failed_copies += qty if isinstance(qty, int) and qty > 0 else 1
             continue
         deck.cards.append(card)
         deck.lines.append(line)
+        deck.entries.append(item)
     return deck

@@ -1,4 +1,4 @@
-"""Stage 6, manifest: build/<game>/manifest.json lists every output and what it holds."""
+"""Stage 6, write: build/<game>/manifest.json lists every output file and what it holds."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .cache import write_atomic
 
 
 @dataclass
-class Output:
+class Entry:
     """One written file: its kind, paper, page count and the decks it prints."""
 
     file: str
@@ -20,7 +20,7 @@ class Output:
     decks: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def write_manifest(out_dir: Path, game: str, version: str, outputs: list[Output]) -> dict:
+def write_manifest(out_dir: Path, game: str, version: str, outputs: list[Entry]) -> dict:
     """Write the manifest, keeping entries of other papers that are still on disk."""
     path = out_dir / "manifest.json"
     kept: list[dict] = []

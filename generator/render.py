@@ -15,7 +15,8 @@ from . import BUILD_DIR, TEMPLATES_DIR
 from .errors import Finding, PackError, display_path
 from .fonts import FontRegistry
 from .geometry import Geometry
-from .load import Deck, Game
+from .load import Deck, Game, line_of
+from .parts import CSS_SOURCE
 from .schema import CardBase
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -56,6 +57,12 @@ def _environment(pack_templates: Path | None) -> jinja2.Environment:
     env.filters["rich"] = rich
     env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
     return env
+
+
+def css_source(name: str) -> str:
+    """A CSS comment saying which file the next lines of a stylesheet come from, so CSS that
+    WeasyPrint ignores is reported at that file's line."""
+    return f"/* {CSS_SOURCE} {name} */\n"
 
 
 def environment(game: Game) -> jinja2.Environment:
@@ -121,11 +128,13 @@ class Renderer:
         }
         pack_css = ""
         if game.stylesheet:
-            pack_css = (self.game.root / game.stylesheet).read_text(encoding="utf-8")
+            path = self.game.root / game.stylesheet
+            pack_css = css_source(display_path(path)) + path.read_text(encoding="utf-8")
         return {
             **context,
             "font_css": Markup(fonts.font_face_css(set(game.fonts.values()))),
-            "base_css": Markup(self.env.get_template("base.css.j2").render(**context)),
+            "base_css": Markup(css_source("templates/base.css.j2")
+                               + self.env.get_template("base.css.j2").render(**context)),
             "pack_css": Markup(pack_css),
         }
 
@@ -148,8 +157,9 @@ class Renderer:
         key = (deck.spec.id, back_id)
         if key not in self._backs:
             back = self.game.spec.backs[back_id]
+            line = line_of(self.game.spec_data, ("backs", back_id))
             html = self._render(f"cards/{back.template}.html.j2", deck, back=back,
-                                where=(display_path(self.game.root / "game.yaml"), 0))
+                                where=(display_path(self.game.root / "game.yaml"), line))
             self._backs[key] = Face(html, deck.spec.id, f"back:{back_id}")
         return self._backs[key]
 

@@ -4,24 +4,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import TEMPLATES_DIR
 from .errors import Finding, PackError, display_path
 from .fonts import FontRegistry
 from .geometry import Geometry
-from .load import Game, Text, line_of
-from .render import template_exists
-from .rulebook import has_rulebook, rulebook_markdown
+from .load import Deck, Game, Text, line_of
+from .render import Renderer, template_exists
 from .rules import RuleError, lookup, match_rules, strings
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
+# Errors that stop a face from being laid out: of a card (at its entry), of a deck (at its
+# entry in game.yaml, or its file), of every deck (elsewhere in game.yaml).
+CARD_BLOCKERS = {"E031", "E050", "E051", "E060"}
+DECK_BLOCKERS = {"E005", "E020", "E021", "E022", "E023", "E024"}
+GAME_BLOCKERS = {"E022", "E023", "E025", "E050", "E051", "E060"}
 
 
-def validate(game: Game, geometry: Geometry, fonts: FontRegistry) -> list[Finding]:
-    """Run every check and return all findings, errors and warnings alike."""
+@dataclass(frozen=True)
+class Validated:
+    """Every finding on a game's data, the decks whose layout can be checked (less the cards
+    that cannot), and what that leaves out, and why."""
+
+    findings: list[Finding]
+    decks: list[Deck]
+    unchecked: list[str]
+
+
+def validate(game: Game, geometry: Geometry, fonts: FontRegistry,
+             renderer: Renderer) -> Validated:
+    """Run every check; every card is rendered once, so a failing template is found too."""
     texts = [*game.texts, *template_texts(game), *rulebook_texts(game)]
     checks = (
+        game.findings,
         _check_manifest(game, geometry, fonts),
         _check_unique_ids(game),
         _check_references(game),
@@ -31,15 +48,69 @@ def validate(game: Game, geometry: Geometry, fonts: FontRegistry) -> list[Findin
         _check_glyphs(game, fonts, texts),
         _check_restated_rules(game, texts),
         _check_rule_ranges(game),
-        _check_rulebook(game),
         _check_drafts(game),
+        _check_faces(game, geometry, renderer),
     )
-    return sorted(finding for check in checks for finding in check)
+    findings = sorted({finding for check in checks for finding in check})
+    decks, unchecked = _layable(game, findings)
+    return Validated(findings, decks, unchecked)
 
 
-def errors_only(findings: list[Finding]) -> list[Finding]:
-    """The findings that stop a build."""
-    return [f for f in findings if f.level == "error"]
+def _layable(game: Game, findings: list[Finding]) -> tuple[list[Deck], list[str]]:
+    """The decks whose faces can be laid out and measured, each less the cards whose own
+    errors stop that, and a line for each thing left out."""
+    where = _game_where(game)
+    errors = [f for f in findings if f.level == "error"]
+    blocks = _deck_blocks(game)
+    outside = [f for f in errors if f.path == where and f.code in GAME_BLOCKERS
+               and not any(start <= f.line < end for start, end in blocks)]
+    if outside:
+        return [], [f"every deck: game.yaml:{outside[0].line} has an error that stops layout"]
+    decks, unchecked = [], []
+    for deck, (start, end) in zip(game.decks, blocks, strict=True):
+        own = [f for f in errors if f.path == display_path(deck.path) or (
+            f.path == where and start <= f.line < end)]
+        if not deck.readable or any(f.code in DECK_BLOCKERS and (f.path == where or f.line <= 1)
+                                    for f in own):
+            unchecked.append(f"deck '{deck.spec.id}': it has errors of its own")
+            continue
+        blocked = {card.id for card, line in deck.located() if any(
+            f.code in CARD_BLOCKERS and line <= f.line < _next_start(deck, line) for f in own)}
+        unchecked += [f"card '{card_id}': it has errors of its own" for card_id in sorted(blocked)]
+        decks.append(deck.without(blocked))
+    return decks, unchecked
+
+
+def _deck_blocks(game: Game) -> list[tuple[int, int]]:
+    """The lines each deck's entry of game.yaml spans: from its first to the next one's."""
+    starts = [line_of(game.spec_data, ("decks", index)) for index in range(len(game.decks))]
+    last = max(game.spec_data.lines.values(), default=0)
+    after = min([line for line in game.spec_data.lines.values()
+                 if starts and line > starts[-1]] or [last + 10**6])
+    return list(zip(starts, starts[1:] + [after], strict=True))
+
+
+def _next_start(deck: Deck, line: int) -> int:
+    """The line the entry after the one starting at `line` starts on."""
+    return min([start for start in deck.starts if start > line] or [10**9])
+
+
+def _check_faces(game: Game, geometry: Geometry, renderer: Renderer) -> Iterator[Finding]:
+    """Render every card's face and back that can be: a template that fails is an error at
+    the card's line."""
+    for deck in game.decks:
+        if deck.spec.size not in geometry.sizes or not template_exists(
+                game, f"cards/{deck.spec.template}.html.j2"):
+            continue
+        for card, line in deck.located():
+            back = card.back or deck.spec.back
+            if back is not None and (back not in game.spec.backs or not template_exists(
+                    game, f"cards/{game.spec.backs[back].template}.html.j2")):
+                continue
+            try:
+                renderer.back(deck, card, renderer.face(deck, card, line))
+            except PackError as exc:
+                yield from exc.findings
 
 
 def _game_where(game: Game) -> str:
@@ -118,7 +189,8 @@ def _check_unique_ids(game: Game) -> Iterator[Finding]:
 
 def _check_references(game: Game) -> Iterator[Finding]:
     """Every ref/refs field names a card of its deck or a key of its table; backs exist."""
-    ids = {deck.spec.id: {card.id for card in deck.cards} for deck in game.decks}
+    ids = {deck.spec.id: {card.id for card in deck.cards} | deck.failed_ids
+           for deck in game.decks}
     for deck in game.decks:
         where = display_path(deck.path)
         for card, line in deck.located():
@@ -142,9 +214,10 @@ def _check_references(game: Game) -> Iterator[Finding]:
 def _check_counts(game: Game) -> Iterator[Finding]:
     """Each deck holds as many cards as game.yaml says it should."""
     for index, deck in enumerate(game.decks):
-        if deck.copies != deck.spec.count:
+        copies = deck.copies + deck.failed_copies  # a card that did not load still counts
+        if deck.readable and copies != deck.spec.count:
             yield Finding(_game_where(game), _deck_line(game, index, "count"),
-                          f"deck '{deck.spec.id}' has {deck.copies} cards, game.yaml says "
+                          f"deck '{deck.spec.id}' has {copies} cards, game.yaml says "
                           f"{deck.spec.count}", code="E040")
 
 
@@ -176,11 +249,13 @@ def _pack_files(game: Game) -> Iterator[tuple[str, str, int, str]]:
                     loc = ("tables", table_name, key, column)
                     yield value, where, line_of(game.spec_data, loc), "image"
     for deck in game.decks:
-        image_fields = [n for n, f in deck.spec.fields.items() if f.type == "image"]
-        for card, line in deck.located():
-            for value in [card.art, *(getattr(card, name) for name in image_fields)]:
+        keys = ["art"] + [n for n, f in deck.spec.fields.items() if f.type == "image"]
+        for card, entry in zip(deck.cards, deck.entries, strict=True):
+            for key in keys:
+                value = getattr(card, key)
                 if isinstance(value, str):
-                    yield value, display_path(deck.path), line, "image"
+                    yield (value, display_path(deck.path), line_of(entry, (key,)),
+                           f"card '{card.id}': {key}")
 
 
 def _check_drafts(game: Game) -> Iterator[Finding]:
@@ -189,8 +264,7 @@ def _check_drafts(game: Game) -> Iterator[Finding]:
         for card, line in deck.located():
             if card.draft:
                 yield Finding(display_path(deck.path), line,
-                              f"card '{card.id}' ({card.name}) is a draft", level="warning",
-                              code="W001")
+                              f"card '{card.id}' ({card.name}) is a draft", code="W001")
 
 
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
@@ -267,7 +341,7 @@ def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
                 said = float(match.group(1))
                 if said == value:
                     yield Finding(item.path, item.line, f"'{match.group()}' restates rule '{rule}'"
-                                  f"; quote it as {{{rule}}}", level="warning", code="W010")
+                                  f"; quote it as {{{rule}}}", code="W010")
                 else:
                     yield Finding(item.path, item.line, f"'{match.group()}' says "
                                   f"{match.group(1)}, but rule '{rule}' is {value}", code="E090")
@@ -330,14 +404,6 @@ def _check_components(game: Game) -> Iterator[Finding]:
 
 def rulebook_texts(game: Game) -> Iterator[Text]:
     """The rulebook source, line by line, as the designer wrote it."""
-    if has_rulebook(game):
-        yield from _source_lines(game.root / game.spec.rulebook.file)
-
-
-def _check_rulebook(game: Game) -> Iterator[Finding]:
-    """Every reference in the rulebook names data that exists."""
-    if has_rulebook(game):
-        try:
-            rulebook_markdown(game)
-        except PackError as exc:
-            yield from exc.findings
+    path = game.root / game.spec.rulebook.file
+    if path.is_file():
+        yield from _source_lines(path)

@@ -16,7 +16,7 @@ from .build import Progress, build_game
 from .cache import BuildOptions
 from .errors import PackError, PnpError
 from .fonts import load_fonts
-from .pdf import Workers
+from .workers import Workers
 
 POLL = 0.05  # seconds between looks at the files' sizes and modification times
 

@@ -1,9 +1,10 @@
-"""Stage 7, rulebook: the pack's rulebook.md, Markdown quoting the data through Jinja, as HTML.
+"""The rulebook: the pack's rulebook.md, Markdown quoting the data through Jinja, as a PDF.
 
 Numbers and tables come from the same YAML the cards print, so the two cannot disagree. The
 Markdown is parsed by markdown-it (tables on, raw HTML off: the text is data, never markup);
-headings get ids for the table of contents, whose page numbers the build fills in once the
-chapters, laid out apart, have been counted.
+headings get ids for the table of contents. Chapters and gallery decks are laid out apart;
+once their pages are counted, a second pass lays out the cover and contents with the page
+numbers, and the folios (page numbers and running heads) printed over every page.
 """
 
 from __future__ import annotations
@@ -21,13 +22,17 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from . import TEMPLATES_DIR
-from .compose import Faces, face_documents
-from .errors import Finding, PackError, display_path
-from .fonts import FontRegistry
-from .geometry import Box, Geometry
-from .load import Game
-from .render import Face, Renderer, compiled_templates
+from .. import TEMPLATES_DIR
+from ..assemble import impose_booklet
+from ..errors import Finding, PackError, display_path
+from ..faces import Faces
+from ..fonts import FontRegistry
+from ..geometry import Box, Geometry
+from ..impose import booklet_order
+from ..load import Deck, Game
+from ..parts import LaidOut, Part
+from ..render import Face, Renderer, compiled_templates, css_source
+from .base import Document, File, OutputKind
 
 
 @dataclass(frozen=True)
@@ -171,13 +176,13 @@ class Figure:
 FIGURE_GAP = 2.5  # mm between the gallery's figures, across and down
 
 
-def gallery(game: Game, renderer: Renderer, geometry: Geometry, width: float) -> list[
-        tuple[str, list[list[Figure]]]]:
+def gallery(game: Game, decks: list[Deck], renderer: Renderer, geometry: Geometry,
+            width: float) -> list[tuple[str, list[list[Figure]]]]:
     """Each deck's distinct faces, and its back, scaled to fit `width` mm, at most half size,
     in rows that fill the width: each row is placed whole, so no figure is laid out twice at
     a page break."""
     sections = []
-    for deck in game.decks:
+    for deck in decks:
         size = geometry.sizes[deck.spec.size]
         scale = round(min(0.5, width / size.width), 4)
         figures = []
@@ -207,12 +212,12 @@ class Rulebook:
     render: Callable[..., str]
     pieces: list[tuple[Markup, list]]  # each part: a chapter's HTML, or a gallery deck
     headings: list[Heading]
-    faces: Faces  # the gallery's faces, drawn into its empty figures
+    face_keys: dict[Face, str] | None  # the gallery's faces, drawn into its empty figures
 
     @cached_property
     def parts(self) -> list[str]:
         """Each chapter or gallery deck, as a document of its own."""
-        return [self.render("part", body=body, gallery=decks, face_keys=self.faces.keys)
+        return [self.render("part", body=body, gallery=decks, face_keys=self.face_keys)
                 for body, decks in self.pieces]
 
     def whole(self) -> str:
@@ -228,6 +233,24 @@ class Rulebook:
         """Empty pages carrying only a page number and running head: (named page, head) each."""
         return self.render("folio", folios=pages)
 
+    def numbered(self, front: LaidOut, parts: list[LaidOut]) -> tuple[str, str]:
+        """The cover and contents with page numbers, and the folios: each page's running head
+        is the chapter begun on it or last before it."""
+        numbers: dict[str, int] = {}
+        pages = front.pages
+        for part in parts:
+            for anchor, index in part.anchors.items():
+                numbers.setdefault(anchor, pages + index + 1)
+            pages += part.pages
+        begun = {numbers[h.id]: h.text for h in self.headings
+                 if h.level == 2 and h.id in numbers}
+        folios = [("cover", "")] + [("contents", "")] * (front.pages - 1)
+        head = ""
+        for page in range(front.pages + 1, pages + 1):
+            head = begun.get(page, head)
+            folios.append(("", head))
+        return self.front(numbers), self.folios(folios)
+
 
 def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
     """The HTML cut before each chapter heading (a chapter always starts a page), then the
@@ -237,26 +260,27 @@ def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
     return chapters + [(Markup(""), [section]) for section in sections]
 
 
-def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
-             booklet: bool = False, faces: Faces | None = None) -> Rulebook:
+def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegistry, paper: str,
+             booklet: bool, faces: Faces) -> Rulebook:
     """The rulebook in parts: chapters and gallery decks, then cover, contents and folios; its
-    gallery draws the card outputs' `faces` when given."""
+    gallery draws the `faces` of the `decks`."""
     page = geometry.half(paper) if booklet else geometry.papers[paper]
     margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
     body, headings = markdown_html(rulebook_markdown(game))
     renderer = Renderer(game, geometry)
     spec = game.spec.rulebook
-    figures = gallery(game, renderer, geometry, page.width - 2 * margin) if spec.gallery else []
+    figures = gallery(game, decks, renderer, geometry, page.width - 2 * margin) \
+        if spec.gallery else []
     gallery_id = f"h{len(headings) + 1}"
     sections = [(name, group, index, index == 1)
                 for index, (name, group) in enumerate(figures, start=1)]
     if figures:
-        headings.append(Heading(2, spec.gallery, gallery_id))
+        headings.append(Heading(2, spec.gallery or "", gallery_id))
         headings += [Heading(3, name, f"{gallery_id}-{index}") for name, _, index, _ in sections]
     context = renderer.page_context(fonts)
     font_size = 9 if booklet else 10
-    css = renderer.env.get_template("rulebook.css.j2").render(
-        **context, page=page, margin=margin, font_size=font_size)
+    css = css_source("templates/rulebook.css.j2") + renderer.env.get_template(
+        "rulebook.css.j2").render(**context, page=page, margin=margin, font_size=font_size)
     template = renderer.env.get_template("rulebook.html.j2")
 
     qr = qr_data_uri(game.spec.url) if game.spec.url else None
@@ -267,6 +291,74 @@ def rulebook(game: Game, geometry: Geometry, fonts: FontRegistry, paper: str,
         return template.render(**context, mode=mode, rulebook_css=Markup(css), headings=headings,
                                gallery_id=gallery_id, qr=qr, gap=FIGURE_GAP, **given)
 
-    return Rulebook(render, _pieces(body, sections), headings,
-                    (faces or face_documents(game, renderer, fonts)) if figures
-                    else Faces([], {}, {}))
+    return Rulebook(render, _pieces(body, sections), headings, faces.keys if figures else None)
+
+
+class RulebookOutput(OutputKind):
+    """The rulebook on the paper, and with `--booklet` also imposed as a booklet."""
+
+    name = "rulebook"
+    switches = {"booklet": "also write rulebook-booklet-<paper>.pdf: half-size pages two up "
+                "on the paper, in saddle-stitch order"}
+
+    def check(self) -> list[Finding]:
+        """Every reference in the rulebook names data that exists."""
+        if not has_rulebook(self.job.game):
+            return []
+        try:
+            rulebook_markdown(self.job.game)
+        except PackError as exc:
+            return exc.findings
+        return []
+
+    def plan(self) -> list[Document]:
+        """The rulebook, and its booklet when asked for; each stem names the paper, as each
+        paper lays the rulebook out anew. The first part is the front matter without page
+        numbers, laid out to count its pages."""
+        job = self.job
+        game = job.game
+        if not has_rulebook(game):
+            return []
+        where = display_path(game.root / game.spec.rulebook.file)
+        self.books: dict[str, tuple[Rulebook, bool]] = {}
+        documents = []
+        for kind, booklet in [("rulebook", False)] + (
+                [("rulebook-booklet", True)] if job.options.on("booklet") else []):
+            book = rulebook(game, job.decks, job.geometry, job.fonts, job.paper, booklet,
+                            job.faces)
+            file = f"{kind}-{job.paper}.pdf"
+            self.books[file] = (book, booklet)
+            parts = [Part(html, where) for html in [book.front(None), *book.parts]]
+            drawn = job.faces.parts_of([deck.spec.id for deck in job.decks]) \
+                if book.face_keys is not None else []
+            documents.append(Document(file, parts, job.faces, drawn))
+        return documents
+
+    def revise(self, document: Document, laid: Callable[[Part], LaidOut]) -> Document:
+        """The front matter numbered and the folios, once the chapters' pages are counted."""
+        book, _ = self.books[document.file]
+        start, *chapters = document.parts
+        front, folios = book.numbered(laid(start), [laid(part) for part in chapters])
+        return Document(document.file, [Part(front, start.origin), *chapters], document.faces,
+                        document.drawn, Part(folios, start.origin), document.duplex, [start])
+
+    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+        """The PDF (the booklet imposed two up), and the HTML when asked for."""
+        job = self.job
+        book, booklet = self.books[document.file]
+        if booklet:
+            order = booklet_order(pages)
+            pdf = impose_booklet(pdf, job.geometry.papers[job.paper], order)
+            pages = len(order)
+        files = []
+        if job.options.html:
+            files.append(File(document.file.replace(".pdf", ".html"),
+                              book.whole().encode("utf-8")))
+        files.append(File(document.file, pdf, self.entry(document.file, pages)))
+        return files
+
+    def missing(self) -> Finding:
+        """The rulebook file the game names is not there."""
+        game = self.job.game
+        return Finding(display_path(game.root / game.spec.rulebook.file), 0,
+                       "the game has no rulebook", "E001")

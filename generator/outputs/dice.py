@@ -1,20 +1,24 @@
-"""Dice: printable fold-and-glue cube nets, drawn with reportlab."""
+"""Dice: printable fold-and-glue cube nets, drawn with reportlab, one PDF of every die."""
 
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
-from reportlab.lib import colors
-from reportlab.pdfgen import canvas
+from ..assemble import finish
+from ..geometry import Box
+from ..schema import DieSpec
+from .base import Document, File, OutputKind
 
-from .geometry import Box
-from .schema import DieSpec
+if TYPE_CHECKING:  # reportlab is loaded only for packs with dice
+    from reportlab.lib import colors
+    from reportlab.pdfgen import canvas
 
 MM = 72 / 25.4  # PDF points per millimetre
 GAP = 3.0  # mm between neighbouring nets
 TAB_DEPTH = 0.35  # glue-tab depth as a fraction of the edge
 PIP_DIAMETER = 0.2  # pip diameter as a fraction of the edge
-TAB_FILL = colors.HexColor("#d9d9d9")
+TAB_FILL = "#d9d9d9"
 CUT_WIDTH = 0.6  # points
 FOLD_WIDTH = 0.4  # points
 FOLD_DASH = (3, 2)  # points on, points off
@@ -114,6 +118,8 @@ def _net_offset(edge: float) -> tuple[float, float]:
 
 def _color(value: str) -> colors.Color:
     """A reportlab colour from a CSS hex string (#rgb, #rrggbb, #rrggbbaa) or colour name."""
+    from reportlab.lib import colors
+
     if value.startswith("#"):
         digits = value[1:]
         if len(digits) == 3:
@@ -190,7 +196,7 @@ def _draw_net(page: _Page, die: DieSpec, left: float, top: float) -> None:
     tabs = {(col, row, side) for col, row, side in NET_TABS}
 
     tab_shapes = [_tab_points(gx + c * edge, gy + r * edge, edge, s) for c, r, s in NET_TABS]
-    pdf.setFillColor(TAB_FILL)
+    pdf.setFillColor(_color(TAB_FILL))
     for shape in tab_shapes:
         page.polygon(shape, fill=True, stroke=False)
 
@@ -248,12 +254,13 @@ def dice_pdf(
         if size.width > room_w + eps or size.height > room_h + eps:
             raise ValueError(f"die '{die.id}' with edge {die.edge} mm does not fit on the paper")
 
+    from reportlab.pdfgen import canvas
+
     buffer = io.BytesIO()
     pdf = canvas.Canvas(buffer, pagesize=(paper.width * MM, paper.height * MM), invariant=1,
                         pageCompression=1)
     if title:
         pdf.setTitle(title)
-    pdf.setViewerPreference("PrintScaling", "None")  # nets print at their true size
     page = _Page(pdf, paper)
     pages = 1
     x = y = margin  # next free spot
@@ -274,3 +281,24 @@ def dice_pdf(
     pdf.showPage()
     pdf.save()
     return buffer.getvalue(), pages
+
+
+class DiceOutput(OutputKind):
+    """The game's dice, `count` nets of each, drawn rather than laid out: no parts."""
+
+    name = "dice"
+
+    def plan(self) -> list[Document]:
+        """One document of no parts, when the game has dice."""
+        return [Document(f"dice-{self.job.paper}.pdf", [])] if self.job.game.spec.dice else []
+
+    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+        """The nets drawn on the paper, single-sided, printing at their true size."""
+        job = self.job
+        spec = job.game.spec
+        data, pages = dice_pdf(spec.dice, job.geometry.papers[job.paper],
+                               margin=job.geometry.min_margin,
+                               title=f"{spec.title} {spec.version} — dice")
+        decks = {die.id: {"faces": die.count, "backs": 0} for die in spec.dice}
+        return [File(document.file, finish(data, duplex=None),
+                     self.entry(document.file, pages, decks))]

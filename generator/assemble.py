@@ -1,0 +1,258 @@
+"""Stage 5, assemble: laid-out parts become one output file, with pikepdf (qpdf).
+
+The only module that imports pikepdf. It joins parts in order (their outlines carried over,
+links from one part into another resolved), draws each card face into the boxes left for it
+as a PDF form copied once per file, prints an overlay's pages over the parts' (the rulebook's
+folios), imposes the booklet, and sets the viewer preferences of every output, one way: print
+at 100 %, and flip duplex pages as the output asks. pikepdf copies pages without parsing their
+drawing, a few times faster than pypdf; every PDF is saved with a file id made from its
+content, so the same input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from .geometry import Box
+from .parts import FaceBox, LaidOut
+
+MM = 72 / 25.4  # PDF points per millimetre
+KAPPA = 0.5523  # a quarter circle as one Bezier curve: control points this far along the tangents
+LONG_EDGE = "/DuplexFlipLongEdge"  # portrait sheets printed on both sides
+SHORT_EDGE = "/DuplexFlipShortEdge"  # landscape sheets printed on both sides (the booklet)
+
+
+@dataclass(frozen=True)
+class FaceSource:
+    """Where a face to draw is laid out: its faces part's PDF, the page at whose top it sits,
+    and its width and height in points."""
+
+    pdf: bytes
+    page: int
+    width: float
+    height: float
+
+
+def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | None = None,
+         duplex: str | None = LONG_EDGE) -> bytes:
+    """One PDF of the parts' pages in order, each under the overlay's page of the same number,
+    with the first part's title, every part's outline, and the links from one part into
+    another; each face drawn into the boxes the parts left for it."""
+    import pikepdf
+
+    joined = pikepdf.Pdf.new()
+    sources = [pikepdf.open(io.BytesIO(part.pdf)) for part in parts]  # open until saved
+    outline: list = []
+    for part in sources:
+        offset = len(joined.pages)
+        if "/Outlines" in part.Root:  # not on sheets, faces or plain pages
+            where = {page.objgen: index for index, page in enumerate(part.pages)}
+            with part.open_outline() as items:
+                outline += [_moved(item, where, offset) for item in items.root]
+        joined.pages.extend(part.pages)
+    for key in ("/Title", "/Producer"):
+        if key in sources[0].docinfo:
+            joined.docinfo[key] = sources[0].docinfo[key]
+    placed = _placed(parts)
+    if placed:
+        _draw_placed(joined, placed, faces, sources)
+    if overlay is not None:
+        sources.append(pikepdf.open(io.BytesIO(overlay.pdf)))
+        for page, folio in zip(joined.pages, sources[-1].pages, strict=True):
+            _overlay(joined, page, joined.copy_foreign(folio.as_form_xobject()))
+    with joined.open_outline() as items:
+        items.root.extend(outline)
+    for index, rectangle, target in _links(parts):
+        page = joined.pages[index].obj
+        if "/Annots" not in page:
+            page.Annots = pikepdf.Array()
+        page.Annots.append(joined.make_indirect(pikepdf.Dictionary(
+            Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Link, Rect=rectangle,
+            Border=[0, 0, 0], Dest=[joined.pages[target].obj, pikepdf.Name.Fit])))
+    _prefer(joined, duplex)
+    data = _saved(joined)
+    for part in sources:
+        part.close()
+    return data
+
+
+def _placed(parts: list[LaidOut]) -> list[FaceBox]:
+    """Every face box of the parts, its page counted over the whole output."""
+    placed, pages = [], 0
+    for part in parts:
+        placed += [face._replace(page=pages + face.page) for face in part.faces]
+        pages += part.pages
+    return placed
+
+
+def _links(parts: list[LaidOut]) -> list[tuple[int, list[float], int]]:
+    """Links from one part to an anchor in another: (page, rectangle, target page), counted
+    over the whole output."""
+    pages, where, pending = 0, {}, []
+    for part in parts:
+        for anchor, index in part.anchors.items():
+            where.setdefault(anchor, pages + index)
+        pending += [(pages + link.page, link.anchor, link.rectangle) for link in part.links]
+        pages += part.pages
+    return [(page, rectangle, where[anchor]) for page, anchor, rectangle in pending
+            if anchor in where]
+
+
+def finish(pdf: bytes, duplex: str | None = None) -> bytes:
+    """A PDF drawn elsewhere (the dice, by reportlab), with this module's viewer preferences
+    and its title kept, saved as every other output is."""
+    import pikepdf
+
+    with pikepdf.open(io.BytesIO(pdf)) as source:
+        finished = pikepdf.Pdf.new()
+        finished.pages.extend(source.pages)
+        if "/Title" in source.docinfo:
+            finished.docinfo["/Title"] = source.docinfo["/Title"]
+        _prefer(finished, duplex)
+        return _saved(finished)
+
+
+def _prefer(pdf: Any, duplex: str | None) -> None:
+    """Ask viewers to print at 100 % and, for a file printed on both sides, how to flip."""
+    import pikepdf
+
+    preferences = pikepdf.Dictionary(PrintScaling=pikepdf.Name("/None"))
+    if duplex:
+        preferences.Duplex = pikepdf.Name(duplex)
+    pdf.Root.ViewerPreferences = preferences
+
+
+def _saved(pdf: Any) -> bytes:
+    """A PDF's bytes, the same for the same content (no random file id), objects compressed."""
+    import pikepdf
+
+    buffer = io.BytesIO()
+    pdf.save(buffer, deterministic_id=True, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    return buffer.getvalue()
+
+
+def _draw_placed(joined: Any, placed: list[FaceBox], faces: dict[str, FaceSource],
+                 sources: list[Any]) -> None:
+    """Draw every placed face, each face's page copied into the file once, cut to the face."""
+    import pikepdf
+
+    opened: dict[bytes, Any] = {}
+    forms: dict[str, Any] = {}
+    pages: dict[int, list[FaceBox]] = {}
+    for face in placed:
+        if face.key not in forms:
+            source = faces[face.key]
+            if source.pdf not in opened:
+                opened[source.pdf] = pikepdf.open(io.BytesIO(source.pdf))
+                sources.append(opened[source.pdf])  # closed once the file is saved
+            form = joined.copy_foreign(opened[source.pdf].pages[source.page].as_form_xobject())
+            top = float(form.BBox[3])
+            form.BBox = [0, round(top - source.height, 3), round(source.width, 3), top]
+            forms[face.key] = form
+        pages.setdefault(face.page, []).append(face)
+    _draw_faces(joined, pages, forms)
+
+
+def _draw_faces(pdf: Any, pages: dict[int, list[FaceBox]], forms: dict[str, Any]) -> None:
+    """Draw each page's faces under everything else on it: each face's form scaled into its
+    box and cut to its clip. `forms` holds each face's form XObject, in `pdf` already, its
+    bounding box the face's own."""
+    import pikepdf
+
+    for index, placed in sorted(pages.items()):
+        page = pdf.pages[index]
+        drawing = []
+        for number, face in enumerate(placed):
+            x0, y0, x1, y1 = (float(value) for value in forms[face.key].BBox)
+            box = face.box
+            scale_x, scale_y = (box[2] - box[0]) / (x1 - x0), (box[3] - box[1]) / (y1 - y0)
+            drawing.append(f"q {_clip_path(*face.clip, face.radius)} {scale_x:.6f} 0 0 "
+                           f"{scale_y:.6f} {box[0] - x0 * scale_x:.3f} "
+                           f"{box[1] - y0 * scale_y:.3f} cm /Face{number} Do Q")
+        _add_forms(page, {f"/Face{number}": forms[face.key] for number, face in enumerate(placed)})
+        page.contents_add(pikepdf.Stream(pdf, ("\n".join(drawing) + "\n").encode()),
+                          prepend=True)
+
+
+def _clip_path(x0: float, y0: float, x1: float, y1: float, radius: float) -> str:
+    """A rectangle, its corners rounded by `radius`, as a PDF clipping path."""
+    if radius <= 0:
+        return f"{x0:.3f} {y0:.3f} {x1 - x0:.3f} {y1 - y0:.3f} re W n"
+    r, k = radius, radius * (1 - KAPPA)
+    return " ".join([
+        f"{x0 + r:.3f} {y0:.3f} m {x1 - r:.3f} {y0:.3f} l",
+        f"{x1 - k:.3f} {y0:.3f} {x1:.3f} {y0 + k:.3f} {x1:.3f} {y0 + r:.3f} c",
+        f"{x1:.3f} {y1 - r:.3f} l",
+        f"{x1:.3f} {y1 - k:.3f} {x1 - k:.3f} {y1:.3f} {x1 - r:.3f} {y1:.3f} c",
+        f"{x0 + r:.3f} {y1:.3f} l",
+        f"{x0 + k:.3f} {y1:.3f} {x0:.3f} {y1 - k:.3f} {x0:.3f} {y1 - r:.3f} c",
+        f"{x0:.3f} {y0 + r:.3f} l",
+        f"{x0:.3f} {y0 + k:.3f} {x0 + k:.3f} {y0:.3f} {x0 + r:.3f} {y0:.3f} c h W n"])
+
+
+def _add_forms(page: Any, forms: dict[str, Any]) -> None:
+    """Give a page forms to draw, each under a fixed name (pikepdf's own overlays name theirs
+    at random, and the same input must give the same bytes)."""
+    import pikepdf
+
+    resources = pikepdf.Dictionary(page.obj.get("/Resources", pikepdf.Dictionary()))
+    xobjects = pikepdf.Dictionary(resources.get("/XObject", pikepdf.Dictionary()))
+    xobjects.update(forms)
+    resources["/XObject"] = xobjects
+    page.obj["/Resources"] = resources
+
+
+def _overlay(pdf: Any, page: Any, form: Any) -> None:
+    """Draw a form over a page of the same size."""
+    import pikepdf
+
+    _add_forms(page, {"/Folio": form})
+    page.contents_add(pikepdf.Stream(pdf, b"q\n"), prepend=True)
+    page.contents_add(pikepdf.Stream(pdf, b"\nQ q /Folio Do Q\n"))
+
+
+def _moved(item: Any, where: dict, offset: int) -> Any:
+    """An outline entry pointing at the same spot of the same page, now `offset` pages on."""
+    import pikepdf
+
+    target = item.destination
+    if isinstance(target, pikepdf.Array) and len(target) >= 4 and target[0].objgen in where:
+        top = float(target[3]) if target[1] == pikepdf.Name.XYZ else None
+        moved = pikepdf.OutlineItem(item.title, where[target[0].objgen] + offset,
+                                    pikepdf.PageLocation.XYZ if top is not None else None,
+                                    top=top, left=float(target[2]))
+    else:
+        moved = pikepdf.OutlineItem(item.title)
+    moved.children.extend(_moved(child, where, offset) for child in item.children)
+    return moved
+
+
+def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | None]]) -> bytes:
+    """Place a PDF's pages two up on landscape `sheet`s, in the given (left, right) order."""
+    import pikepdf
+
+    width, height = sheet.height * MM, sheet.width * MM  # landscape
+    with pikepdf.open(io.BytesIO(pdf)) as source:
+        booklet = pikepdf.Pdf.new()
+        forms = [booklet.copy_foreign(page.as_form_xobject()) for page in source.pages]
+        for side in order:
+            drawing, placed = [], pikepdf.Dictionary()
+            for slot, index in enumerate(side):
+                if index is None:
+                    continue
+                box = source.pages[index].mediabox
+                x = slot * width / 2 + (width / 2 - float(box[2] - box[0])) / 2
+                y = (height - float(box[3] - box[1])) / 2
+                placed[f"/P{slot}"] = forms[index]
+                drawing.append(f"q 1 0 0 1 {x:.4f} {y:.4f} cm /P{slot} Do Q")
+            page = pikepdf.Dictionary(
+                Type=pikepdf.Name.Page, MediaBox=[0, 0, width, height],
+                Resources=pikepdf.Dictionary(XObject=placed),
+                Contents=pikepdf.Stream(booklet, "\n".join(drawing).encode()))
+            booklet.pages.append(pikepdf.Page(page))
+        if "/Title" in source.docinfo:
+            booklet.docinfo["/Title"] = source.docinfo["/Title"]
+        _prefer(booklet, SHORT_EDGE)  # landscape
+        return _saved(booklet)

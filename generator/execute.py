@@ -1,0 +1,185 @@
+"""Runs a build's plan: every part laid out once, from the cache when it is there, else side
+by side on the workers (stage 4); then each document assembled from its parts (stage 5), and
+what laying them out found located at the file and line it comes from."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from .assemble import MM, FaceSource, join
+from .cache import PartCache
+from .errors import CODES, Finding
+from .faces import face_anchor
+from .fonts import FontRegistry
+from .outputs import Document
+from .parts import Found, LaidOut, Part, part_key
+from .workers import Workers
+
+MIN_DPI = 300  # raster images print at least this sharp
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """One document joined into a PDF (empty when a part of it has an error), its pages, how
+    many parts it is made of, and how many of those were laid out in this build, in how many
+    seconds."""
+
+    file: str
+    pdf: bytes
+    pages: int
+    parts: int
+    laid_out: int
+    seconds: float
+
+
+class Site(NamedTuple):
+    """Where a card or back is written (path, line), and what a problem with its template
+    names, where (`group`, at group_path:group_line)."""
+
+    path: str
+    line: int
+    group: str
+    group_path: str
+    group_line: int
+
+
+class Executor:
+    """Every part of a build laid out once, and the build's documents assembled."""
+
+    def __init__(self, root: Path, fonts: FontRegistry, cache: PartCache, workers: Workers,
+                 write: bool = True, keep_workers: bool = False):
+        self.root, self.fonts, self.cache, self.write = root, fonts, cache, write
+        self.workers, self.keep_workers = workers, keep_workers
+        self.done: dict[str, LaidOut] = {}
+        self.origins: dict[str, str] = {}  # each part's origin, where its findings go
+        self.anew: set[str] = set()  # started here, not taken from the cache
+        self.waiting: list[Callable[[], None]] = []
+        self.dangling: dict[str, set[str]] = {}  # part key: anchors its links miss everywhere
+
+    def start(self, parts: Iterable[Part]) -> None:
+        """Start laying out every part not yet done nor started, taking what the cache has."""
+        todo: dict[str, Part] = {}
+        for part in parts:
+            self.origins.setdefault(part.key, part.origin)
+            if part.key in self.done or part.key in self.anew or part.key in todo:
+                continue
+            cached = self.cache.get(part.key)
+            if cached is None:
+                todo[part.key] = part
+            else:
+                self.done[part.key] = cached
+        if not todo:
+            return
+        self.anew.update(todo)
+        results = self.workers.submit([part.html for part in todo.values()], self.root,
+                                      self.fonts.files(), MIN_DPI, self.write)
+
+        def finish() -> None:
+            for key, laid in zip(todo, results(), strict=True):
+                self.done[key] = laid
+                if laid.pdf:
+                    self.cache.put(key, laid)
+
+        self.waiting.append(finish)
+
+    def wait(self, parts: Iterable[Part] | None = None) -> None:
+        """Wait for the parts given, or for every part started."""
+        keys = None if parts is None else [part.key for part in parts]
+        while self.waiting and (keys is None or any(key not in self.done for key in keys)):
+            self.waiting.pop(0)()
+
+    def laid(self, part: Part) -> LaidOut:
+        """A part laid out, waiting for it if need be."""
+        self.wait([part])
+        return self.done[part.key]
+
+    def release(self) -> None:
+        """Once nothing is left to lay out, end the workers (unless kept for the next build),
+        so their memory is free before the outputs are assembled."""
+        if not self.waiting and not self.keep_workers:
+            self.workers.stop()
+
+    def failed(self, parts: Iterable[Part]) -> bool:
+        """Whether a part has an error, so the output it belongs to cannot be assembled."""
+        return any(CODES[found.code].level == "error" for part in parts
+                   for found in self.done[part.key].found)
+
+    def check_links(self, document: Document) -> None:
+        """Note each link of the document's parts to an anchor none of them holds."""
+        anchors = {anchor for part in document.parts for anchor in self.done[part.key].anchors}
+        for part in document.parts:
+            missing = {link.anchor for link in self.done[part.key].links} - anchors
+            if missing:
+                self.dangling.setdefault(part.key, set()).update(missing)
+
+    def assemble(self, document: Document) -> Assembled:
+        """One document's parts joined, its faces drawn into them, its overlay over them;
+        taken from the cache when joined before from the same parts."""
+        every = document.every_part()
+        self.wait(every)
+        self.check_links(document)
+        self.cache.used[document.file] = [part.key for part in every + document.kept]
+        laid = [self.done[part.key] for part in document.parts]
+        mine = {part.key for part in every} & self.anew
+        seconds = sum(self.done[key].seconds for key in mine)
+        pages = sum(part.pages for part in laid)
+        result = Assembled(document.file, b"", pages, len({p.key for p in every}), len(mine),
+                           seconds)
+        if not self.write or not document.parts or self.failed(every):
+            return result  # nothing to join: not written, drawn by its kind, or failed
+        overlay = self.done[document.overlay.key] if document.overlay else None
+        shown = self._shown(document, laid)
+        # keyed by the parts' bytes: a part laid out again for a changed image keeps its key
+        pieces = [self.done[part.key].pdf for part in every] + [json.dumps(
+            [(key, face.page, (face.width, face.height)) for key, face in sorted(shown.items())]
+        ).encode(), str(document.duplex).encode()]
+        key = part_key("\n".join(hashlib.sha256(piece).hexdigest() for piece in pieces))
+        pdf = self.cache.joined(key, lambda: join(laid, shown, overlay, document.duplex))
+        self.cache.used[document.file].append(key)
+        return Assembled(document.file, pdf, pages, result.parts, result.laid_out, seconds)
+
+    def _shown(self, document: Document, laid: list[LaidOut]) -> dict[str, FaceSource]:
+        """Each face the parts draw: its faces part's PDF, its page there, and its size."""
+        if document.faces is None:
+            return {}
+        shown = {}
+        for key in sorted({face.key for part in laid for face in part.faces}):
+            page = document.faces.pages[key]
+            face_part = self.done[page.part.key]
+            shown[key] = FaceSource(face_part.pdf, face_part.anchors[face_anchor(key)],
+                                    page.size.width * MM, page.size.height * MM)
+        return shown
+
+    def findings(self, sites: dict[str, Site]) -> list[Finding]:
+        """What laying out the build's parts found, each once, at its card's file and line,
+        at the file and line WeasyPrint gave, or at the part's origin. Text a template leaves
+        unchecked is told once per deck or back."""
+        located: dict[tuple, Finding] = {}
+        for key, laid in sorted(self.done.items()):
+            dangling = [Found("W074", f"a link to #{anchor} leads nowhere: no such anchor")
+                        for anchor in sorted(self.dangling.get(key, ()))]
+            for found in laid.found + dangling:
+                finding = locate(found, self.origins[key], sites)
+                group = (found.code, finding.path, finding.line) if found.code == "W072" \
+                    else (finding,)
+                if group not in located or finding < located[group]:
+                    located[group] = finding
+        return sorted(set(located.values()))
+
+
+def locate(found: Found, origin: str, sites: dict[str, Site]) -> Finding:
+    """One thing found on a laid-out page, at the place a designer would fix it."""
+    site = sites.get(found.source)
+    if site is not None and found.code == "W072":
+        return Finding(site.group_path, site.group_line, f"{site.group}: {found.message}",
+                       found.code)
+    if site is not None:
+        return Finding(site.path, site.line, found.message, found.code)
+    if found.path:
+        return Finding(found.path, found.line, found.message, found.code)
+    return Finding(origin, 0, found.message, found.code)

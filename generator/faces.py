@@ -1,0 +1,83 @@
+"""Stage 3c, faces: every distinct card face is planned once, at the top of a page of its own,
+and drawn from there (a PDF form) into each sheet slot and gallery figure showing it.
+
+Sheets and gallery pages are laid out with empty boxes marked `data-face` (which face) inside
+a box marked `data-clip` (where it is cut). Their layout then no longer depends on the cards'
+text, so an edited card lays out only its own face again, and a card printed nine times is
+laid out once and stored once in the PDF.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import display_path
+from .fonts import FontRegistry
+from .geometry import Box
+from .load import Deck, Game
+from .parts import Part
+from .render import Face, Renderer
+
+FACES_PER_PART = 6  # faces laid out together: an edited card lays out this many again
+ROOM = 297.0  # mm of page below each face, for text run past its box (as on a sheet of A4)
+
+
+@dataclass(frozen=True)
+class FacePage:
+    """Where a face is laid out: its faces part, and its size with the bleed (mm)."""
+
+    part: Part
+    size: Box
+
+
+@dataclass(frozen=True)
+class Faces:
+    """Every distinct face and back of the decks planned, each on a page of its own: the parts
+    to lay out (by deck), the key each face is drawn by, and where each key is laid out.
+
+    A key names the face's deck and place in it, not its content, so the sheets and gallery
+    pages that show it stay as they were when a card's text changes.
+    """
+
+    parts: dict[str, list[Part]]
+    keys: dict[Face, str]
+    pages: dict[str, FacePage]
+
+    def parts_of(self, deck_ids: list[str]) -> list[Part]:
+        """The faces parts of the decks given."""
+        return [part for deck_id in deck_ids for part in self.parts.get(deck_id, [])]
+
+
+def face_anchor(key: str) -> str:
+    """The id a face's box has in its faces part, which tells the page it landed on."""
+    return f"face-{key}"
+
+
+def face_documents(game: Game, decks: list[Deck], renderer: Renderer,
+                   fonts: FontRegistry) -> Faces:
+    """Each deck's distinct faces and backs, in order, a few to a part."""
+    context = renderer.page_context(fonts)
+    template = renderer.env.get_template("faces.html.j2")
+    bleed = renderer.geometry.bleed
+    parts: dict[str, list[Part]] = {}
+    keys: dict[Face, str] = {}
+    pages: dict[str, FacePage] = {}
+    for deck in decks:
+        distinct: list[Face] = []
+        for card, line in deck.located():
+            face = renderer.face(deck, card, line)
+            for shown in (face, renderer.back(deck, card, face)):
+                if shown is not None and shown not in keys:
+                    keys[shown] = f"{deck.spec.id}.{len(distinct)}"
+                    distinct.append(shown)
+        size = renderer.geometry.sizes[deck.spec.size]
+        page = Box(size.width + 2 * bleed, size.height + 2 * bleed)
+        own = parts.setdefault(deck.spec.id, [])
+        for start in range(0, len(distinct), FACES_PER_PART):
+            chunk = distinct[start:start + FACES_PER_PART]
+            html = template.render(**context, page=page, room=ROOM, faces=chunk, keys=keys,
+                                   anchor=face_anchor,
+                                   title=f"{game.spec.title} — {deck.spec.name}")
+            own.append(Part(html, display_path(deck.path)))
+            pages.update((keys[face], FacePage(own[-1], page)) for face in chunk)
+    return Faces(parts, keys, pages)

@@ -1,0 +1,501 @@
+"""Stage 4, lay out: a part's HTML becomes pages with WeasyPrint, measured and written.
+
+The only module that imports WeasyPrint, and the only one that reads its box tree (internal
+API, pinned by the version in pyproject): the URL fetcher that serves only the project's
+files, the layout itself, the walks that measure text against its box and find where card
+faces go, and the capture of WeasyPrint's log, every line of which becomes a `Found`.
+
+Measuring: each card is the element marked `data-source` (a card id or `back:<id>`); its
+text must stay inside the nearest `.safe` box or element marked `data-box`, and above that
+box's `.footer`; the field named is the nearest `data-field`, else the text's own class.
+Text in no such box is reported as not checked.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from . import PROJECT_ROOT
+from .fonts import subset_font
+from .errors import CODES
+from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
+
+PX_PER_MM = 96 / 25.4
+PT_PER_PX = 0.75  # CSS px to PDF points
+TOLERANCE_MM = 0.1  # rounding slack before text counts as past its box
+DESCENDER_EM = 0.12  # how far below the baseline a CJK glyph's ink reaches (ideographic em box)
+
+
+class FetchRefused(ValueError):
+    """A document asked for something outside the project, or for the network."""
+
+
+class FetchMissing(ValueError):
+    """A document asked for a file of the project or the pack that does not exist."""
+
+
+@cache
+def _weasyprint() -> Any:
+    """Import WeasyPrint only when a page is really laid out (the import takes a second)."""
+    import weasyprint
+
+    return weasyprint
+
+
+def preload() -> None:
+    """Import WeasyPrint now, as a worker process does before its first part."""
+    _weasyprint()
+
+
+def make_fetcher(
+    allowed_files: Iterable[Path] = (), roots: Iterable[Path] = (PROJECT_ROOT,),
+    served: set[Path] | None = None, aliases: dict[Path, Path] | None = None,
+) -> Any:
+    """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else.
+
+    A file named in `aliases` is served from the file it maps to (a font from its subset).
+    Each file served is added to `served`, so a cached layout knows what it depends on.
+    """
+    aliases = aliases or {}
+    weasyprint = _weasyprint()
+    from weasyprint.urls import URLFetcherResponse
+
+    roots = tuple(root.resolve() for root in roots)
+    extra = {p.resolve() for p in allowed_files}
+    where = " or ".join(str(root) for root in roots)
+
+    class ProjectFetcher(weasyprint.URLFetcher):  # type: ignore[misc, name-defined]
+        """Refuses the network and every file outside the project."""
+
+        def __init__(self) -> None:
+            super().__init__(allowed_protocols={"data", "file"}, allow_redirects=False,
+                             fail_on_errors=True)
+
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            scheme = urlsplit(url).scheme.lower()
+            if scheme == "data":
+                return super().fetch(url, headers)
+            if scheme == "file":
+                path = Path(unquote(urlsplit(url).path)).resolve()
+                inside = any(path.is_relative_to(root) for root in roots)
+                if (inside or path in extra) and path.is_file():
+                    if served is not None:
+                        served.add(path)
+                    return URLFetcherResponse(url, body=aliases.get(path, path).read_bytes())
+                if inside:
+                    raise FetchMissing(f"{url} does not exist")
+            raise FetchRefused(f"refused to fetch {url}: only files inside {where} are allowed")
+
+    return ProjectFetcher()
+
+
+@cache
+def font_configuration() -> Any:
+    """One FontConfiguration per process, for documents drawn with the fonts as they are."""
+    from weasyprint.text.fonts import FontConfiguration
+
+    return FontConfiguration()
+
+
+class _LogWatch(logging.Handler):
+    """Collects what WeasyPrint logs at warning level and above."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[tuple[int, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.levelno, record.getMessage()))
+
+
+@contextmanager
+def _watching(found: list[Found], css: str = "") -> Iterator[None]:
+    """Turn each line WeasyPrint logs into a `Found`, once each; CSS it ignored is located in
+    the stylesheet `css` was made from, where its source comments tell."""
+    watch = _LogWatch()
+    logger = logging.getLogger("weasyprint")
+    logger.addHandler(watch)
+    try:
+        yield
+    finally:
+        logger.removeHandler(watch)
+    for level, message in sorted(set(watch.records)):
+        if message.startswith(CROSS_PART):
+            continue  # a link into another part, resolved when the output is assembled
+        if "glyph" in message.lower():
+            found.append(Found("E081", f"WeasyPrint: {message}"))
+        elif message.startswith(("Ignored", "Deprecated")):
+            path, line = _css_source(css, message)
+            text = message.removeprefix("Ignored ")
+            found.append(Found("W073", f"CSS ignored by WeasyPrint: {text}", path=path,
+                               line=line))
+        elif level >= logging.ERROR:
+            found.append(Found("E075", f"WeasyPrint: {message}"))
+        else:
+            found.append(Found("W074", f"WeasyPrint: {message}"))
+
+
+CROSS_PART = ("No anchor #", "Content discarded: target points to undefined anchor")
+CSS_AT = re.compile(r" at (\d+):\d+")
+SOURCE_COMMENT = re.compile(r"/\* " + CSS_SOURCE + r" (.+?) \*/")
+
+
+def _css_source(css: str, message: str) -> tuple[str, int]:
+    """The stylesheet and line a message about CSS points at: the last source comment before
+    its line names the file, whose first line follows it. Templates are rendered, so their
+    lines are not the source's, and only their name is given."""
+    at = CSS_AT.search(message)
+    if not at:
+        return "", 0
+    line, path, first = int(at.group(1)), "", 0
+    for number, text in enumerate(css.splitlines(), start=1):
+        if number >= line:
+            break
+        source = SOURCE_COMMENT.search(text)
+        if source:
+            path, first = source.group(1), number
+    if not path or path.endswith(".j2"):
+        return path, 0
+    return path, line - first
+
+
+def layout(
+    html: str,
+    base_dir: Path,
+    found: list[Found],
+    allowed_files: Iterable[Path] = (),
+    served: set[Path] | None = None,
+    aliases: dict[Path, Path] | None = None,
+) -> Any:
+    """Lay out one HTML document into pages, refusing outside files; None if it cannot be.
+
+    Files are served from the project and from base_dir, the game pack's own folder, fonts
+    from their subsets in `aliases`; each is added to `served`. What WeasyPrint says, and a
+    file it may not have, goes to `found`.
+    """
+    weasyprint = _weasyprint()
+    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, aliases)
+    # A FontConfiguration keeps each font by its URL, so cut-down fonts need one of their own.
+    if aliases:
+        from weasyprint.text.fonts import FontConfiguration
+
+        fonts = FontConfiguration()
+    else:
+        fonts = font_configuration()
+    base_url = base_dir.resolve().as_uri() + "/"
+    html, rules = _split_style(html)
+    with _watching(found, rules or _style_of(html)):
+        try:
+            sheets = [_stylesheet(rules, base_url)] if rules else []
+            return weasyprint.HTML(string=html, base_url=base_url, url_fetcher=fetcher).render(
+                font_config=fonts, stylesheets=sheets)
+        except weasyprint.urls.FatalURLFetchingError as exc:
+            cause = exc.__cause__ or exc
+            found.append(Found("E075" if isinstance(cause, FetchMissing) else "E052", str(cause)))
+            return None
+
+
+FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}")
+
+
+def _style_of(html: str) -> str:
+    """The text of a document's style element."""
+    start, end = html.find("<style>"), html.find("</style>")
+    return html[start + len("<style>"):end] if 0 <= start < end else ""
+
+
+def _split_style(html: str) -> tuple[str, str]:
+    """The document keeping only the @font-face rules of its stylesheet, and the other rules.
+
+    Parsing a stylesheet costs WeasyPrint about 50 ms, more than laying out a short part, and
+    every part of an output has the same one: so it is parsed once per process (_stylesheet)
+    and given as a user stylesheet, which cascades as the document's own did, there being no
+    other (style attributes win over both). Font faces stay, as they load each part's fonts;
+    a stylesheet that imports another stays whole, so the file it reads is recorded.
+    """
+    start, end = html.find("<style>"), html.find("</style>")
+    if start < 0 or end < start or "@import" in html[start:end]:
+        return html, ""
+    css = html[start + len("<style>"):end]
+    faces = "\n".join(FONT_FACE.findall(css))
+    return html[:start] + f"<style>\n{faces}\n" + html[end:], FONT_FACE.sub("", css)
+
+
+@lru_cache(maxsize=16)
+def _stylesheet(rules: str, base_url: str) -> Any:
+    """A parsed stylesheet, kept for the next part that has the same."""
+    return _weasyprint().CSS(string=rules, base_url=base_url)
+
+
+def write_pdf(document: Any, found: list[Found]) -> bytes:
+    """The PDF bytes of a laid-out document. Glyphs are drawn here, so a missing one is found
+    here too."""
+    with _watching(found):
+        return bytes(document.write_pdf())
+
+
+def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> tuple[
+        bytes, list[Found]]:
+    """Lay out and write one HTML document, and what was found doing it."""
+    found: list[Found] = []
+    document = layout(html, base_dir, found, allowed_files)
+    return (write_pdf(document, found) if document is not None else b""), found
+
+
+def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
+           write: bool = True) -> LaidOut:
+    """Lay out, measure and (when `write` and nothing is an error) write one part, its fonts
+    cut down to its own characters first. Runs in a worker process."""
+    started = time.perf_counter()
+    found: list[Found] = []
+    served: set[Path] = set()
+    with tempfile.TemporaryDirectory(prefix="pnp-fonts-") as folder:
+        aliases = {}
+        for index, path in enumerate(fonts):
+            aliases[path] = Path(folder) / f"{index}{path.suffix}"
+            aliases[path].write_bytes(subset_font(path, html))
+        document = layout(html, base_dir, found, fonts, served, aliases)
+        if document is None:
+            return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
+        found += measure(document, min_dpi)
+        data = write_pdf(document, found) if write and not _errors(found) else b""
+        return LaidOut(b"" if _errors(found) else data, len(document.pages), found,
+                       [stamp(path) for path in sorted(served)], _anchors(document),
+                       _links(document), placements(document), time.perf_counter() - started)
+
+
+def _errors(found: list[Found]) -> bool:
+    """Whether anything found stops the build (a part with an error is not written)."""
+    return any(CODES[item.code].level == "error" for item in found)
+
+
+def _anchors(document: Any) -> dict[str, int]:
+    """The page each anchor landed on."""
+    anchors: dict[str, int] = {}
+    for index, page in enumerate(document.pages):
+        for anchor in page.anchors:
+            anchors.setdefault(anchor, index)
+    return anchors
+
+
+def _links(document: Any) -> list[Link]:
+    """Links to anchors the document does not hold, one box around each link's boxes."""
+    anchors = _anchors(document)
+    boxes: dict[tuple[int, str], tuple[float, float, float, float]] = {}
+    for index, page in enumerate(document.pages):
+        for kind, target, (left, top, right, bottom), _ in page.links:
+            if kind == "internal" and target not in anchors:
+                was = boxes.get((index, target), (left, top, right, bottom))
+                boxes[index, target] = (min(was[0], left), min(was[1], top),
+                                        max(was[2], right), max(was[3], bottom))
+    return [Link(index, target, to_points(box, document.pages[index].height))
+            for (index, target), box in boxes.items()]
+
+
+def to_points(box: list[float] | tuple[float, ...], height: float) -> list[float]:
+    """A box (left, top, right, bottom) in CSS px from the top left, in PDF points from the
+    bottom left (left, bottom, right, top)."""
+    x0, y0, x1, y1 = box
+    return [round(value * PT_PER_PX, 3) for value in (x0, height - y1, x1, height - y0)]
+
+
+def children(box: Any) -> Iterator[Any]:
+    """A laid-out box's children, absolutely placed ones included."""
+    for child in getattr(box, "children", ()):
+        yield getattr(child, "_box", child)  # absolutely placed boxes hide behind a placeholder
+
+
+def _element(box: Any) -> Any:
+    """The element a box stands for, None for anonymous boxes."""
+    element = getattr(box, "element", None)
+    return element if element is not None and getattr(box, "element_tag", None) else None
+
+
+def _face_boxes(box: Any, clip: list[float]) -> Iterator[tuple[str, list[float], list[float]]]:
+    """Every face box under `box` (face key, box, clip with its radius), in painting order, in
+    CSS px from the page's top left."""
+    element = _element(box)
+    if element is not None:
+        x, y, width, height = box.padding_box_x(), box.padding_box_y(), \
+            box.padding_width(), box.padding_height()
+        if element.get("data-clip") is not None:
+            clip = [x, y, x + width, y + height, box.border_top_left_radius[0]]
+        if element.get("data-face"):
+            yield element.get("data-face"), [x, y, x + width, y + height], clip
+            return
+    for child in children(box):
+        yield from _face_boxes(child, clip)
+
+
+def placements(document: Any) -> list[FaceBox]:
+    """Where each page of a laid-out document shows a face, in PDF points."""
+    found = []
+    for index, page in enumerate(document.pages):
+        for key, box, clip in _face_boxes(page._page_box, [0, 0, page.width, page.height, 0]):
+            found.append(FaceBox(index, key, to_points(box, page.height),
+                                 to_points(clip[:4], page.height),
+                                 round(clip[4] * PT_PER_PX, 3)))
+    return found
+
+
+@dataclass(frozen=True)
+class _Context:
+    """Where a box sits: its card, its container, the edges its text must stay inside (px),
+    and its field."""
+
+    source: str = ""
+    container: int = 0  # which box holds it: an id, 0 for none
+    bottom: float | None = None
+    right: float | None = None
+    field: str = ""
+    floor: float | None = None  # the container's own bottom, which the footer may reach
+
+
+def _classes(box: Any) -> list[str]:
+    element = _element(box)
+    return (element.get("class") or "").split() if element is not None else []
+
+
+def _container(context: _Context, box: Any) -> _Context:
+    """A container's edges; a `.footer` inside it is off limits to the rest of its text."""
+    floor = box.border_box_y() + box.border_height()
+    bottom = min([floor] + [child.border_box_y() for child in children(box)
+                            if "footer" in _classes(child)])
+    return _Context(context.source, id(box), bottom, box.border_box_x() + box.border_width(),
+                    "", floor)
+
+
+def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
+    """Every box with the context it inherits."""
+    element = _element(box)
+    if element is not None:
+        classes = _classes(box)
+        if element.get("data-source") is not None:
+            context = _Context(element.get("data-source"))
+        if "safe" in classes or element.get("data-box") is not None:
+            context = _container(context, box)
+        elif "footer" in classes and context.floor is not None:
+            context = replace(context, bottom=context.floor, field="footer")
+        if element.get("data-field"):
+            context = replace(context, field=element.get("data-field"))
+    yield box, context
+    for child in children(box):
+        yield from _walk(child, context)
+
+
+def _overflow_mm(text: Any, context: _Context) -> tuple[float, str]:
+    """How far a text's ink reaches past the bottom or right edge it must keep to, in mm.
+
+    The ink ends at the ideographic em box, 0.12 em below the baseline: line metrics reach further
+    and would flag text that sits well inside.
+    """
+    assert context.bottom is not None and context.right is not None
+    ink_bottom = text.position_y + text.baseline + DESCENDER_EM * text.style["font_size"]
+    bottom = ink_bottom - context.bottom
+    right = text.position_x + text.width - context.right
+    if bottom >= right:
+        return bottom / PX_PER_MM, "bottom"
+    return right / PX_PER_MM, "right"
+
+
+def _field_name(text: Any, context: _Context) -> str:
+    if context.field:
+        return context.field
+    classes = (text.element.get("class") or "").split() if text.element is not None else []
+    return classes[0] if classes else text.element_tag or "text"
+
+
+@dataclass
+class _Extent:
+    """How far down a field's text reaches in its container: its top and bottom, in px."""
+
+    top: float
+    bottom: float
+
+
+def measure(document: Any, min_dpi: float) -> list[Found]:
+    """Text past its box, text in no box, and raster images printed below `min_dpi`, by card.
+
+    A field pushed out by a taller field above it in the same box names that field too: its
+    text is what grew.
+    """
+    worst: dict[tuple[str, str], tuple[float, str, int]] = {}
+    coarse: dict[tuple[str, str], float] = {}
+    loose: dict[str, str] = {}
+    extents: dict[int, dict[str, _Extent]] = {}
+    for page in document.pages:
+        for box, context in _walk(page._page_box, _Context()):
+            if not context.source:
+                continue
+            kind = type(box).__name__
+            if kind == "TextBox" and box.text.strip():
+                if context.bottom is None:
+                    loose.setdefault(context.source, box.text.strip())
+                    continue
+                field = _field_name(box, context)
+                top, bottom = box.position_y, box.position_y + box.height
+                extent = extents.setdefault(context.container, {}).setdefault(
+                    field, _Extent(top, bottom))
+                extent.top, extent.bottom = min(extent.top, top), max(extent.bottom, bottom)
+                amount, edge = _overflow_mm(box, context)
+                key = (context.source, field)
+                if amount > TOLERANCE_MM and amount > worst.get(key, (0, "", 0))[0]:
+                    worst[key] = (amount, edge, context.container)
+            elif kind in ("InlineReplacedBox", "BlockReplacedBox"):
+                dpi = _dpi(box)
+                if dpi is not None and dpi < min_dpi:
+                    key = (context.source, box.element.get("src", ""))
+                    coarse[key] = min(dpi, coarse.get(key, dpi))
+    found = []
+    for (source, field), (amount, edge, container) in sorted(worst.items()):
+        pushed = _pushed(field, extents.get(container, {})) if edge == "bottom" else ""
+        found.append(Found("E070", f"{_subject(source)}: '{field}' runs {amount:.1f} mm past "
+                           f"its box ({edge} edge){pushed}", source))
+    found += [Found("E071", f"{_subject(source)}: image '{src}' prints at {dpi:.0f} dpi, "
+                    f"below {min_dpi:.0f}", source) for (source, src), dpi in sorted(coarse.items())]
+    found += [Found("W072", f"text in no .safe or data-box box, so not checked for overflow "
+                    f"(first: '{_short(text)}')", source) for source, text in sorted(loose.items())]
+    return found
+
+
+def _pushed(field: str, extents: dict[str, _Extent]) -> str:
+    """Which field above `field` in its box takes the most room, when not itself: the one
+    whose text grew."""
+    own = extents.get(field)
+    if own is None:
+        return ""
+    above = [(extent.bottom - extent.top, name) for name, extent in extents.items()
+             if name != field and extent.bottom <= own.top + 1]
+    if not above:
+        return ""
+    height, name = max(above)
+    if height <= own.bottom - own.top:
+        return ""
+    return f", pushed down by '{name}' ({height / PX_PER_MM:.1f} mm tall)"
+
+
+def _short(text: str, length: int = 20) -> str:
+    return text if len(text) <= length else text[:length] + "…"
+
+
+def _subject(source: str) -> str:
+    return f"back '{source[5:]}'" if source.startswith("back:") else f"card '{source}'"
+
+
+def _dpi(box: Any) -> float | None:
+    """Pixels per inch of a raster image at its printed width; None for vector images."""
+    image = box.replacement
+    if type(image).__name__ != "RasterImage" or not box.width:
+        return None
+    pixels, _, _ = image.get_intrinsic_size(1, 16)
+    return float(pixels / (box.width / 96)) if pixels else None

@@ -1,0 +1,121 @@
+"""The named types that pass between the stages: a part to lay out, and what laying it out gives.
+
+A plan (stage 3) is made of `Part`s, HTML documents that each start a page. Laying one out
+(stage 4, in a worker) gives a `LaidOut`: its PDF, its page count, what measuring it `Found`,
+the files it read, its anchors, its `Link`s into other parts and the `FaceBox`es where card
+faces are to be drawn. Assembling (stage 5) joins them. Only the standard library is imported
+here, so a build with nothing to do never loads WeasyPrint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import NamedTuple
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py", "qrcode",
+             "uharfbuzz")
+
+Stamp = tuple[str, int, int]  # a file's path, size and modification time
+CSS_SOURCE = "pnp-source:"  # a CSS comment naming the file the stylesheet's next lines are from
+
+
+def stamp(path: Path) -> Stamp:
+    """A file's path, size and modification time: when these hold, its content is taken as is."""
+    info = path.stat()
+    return str(path), info.st_size, info.st_mtime_ns
+
+
+def source_files(folder: Path, pattern: str = "*") -> list[Path]:
+    """Every file under a folder matching `pattern`, sorted, caches left out."""
+    return sorted(p for p in folder.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts)
+
+
+def hash_files(digest: hashlib._Hash, root: Path, files: list[Path]) -> None:
+    """Add each file's name under `root` and its content to a digest."""
+    for path in files:
+        digest.update(f"{root.name}/{path.relative_to(root)}\n".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+@cache
+def code_digest() -> str:
+    """One hash of this package's source and the versions of the libraries that draw pages."""
+    digest = hashlib.sha256()
+    for name in LIBRARIES:
+        digest.update(f"{name}={metadata.version(name)}\n".encode())
+    hash_files(digest, PACKAGE_DIR, source_files(PACKAGE_DIR, "*.py"))
+    return digest.hexdigest()
+
+
+def part_key(html: str) -> str:
+    """The cache key of HTML to lay out: the HTML and the code that lays it out. The files it
+    reads, fonts and images, are checked apart."""
+    return hashlib.sha256(f"{code_digest()}\n{html}".encode()).hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """One HTML document that starts a page: a sheet, a few card faces, a rulebook chapter.
+
+    `origin` is the file its content comes from, where a problem found on it that no card
+    claims is reported; `key` names it in the cache and is computed once.
+    """
+
+    html: str
+    origin: str
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", part_key(self.html))
+
+
+class Found(NamedTuple):
+    """A problem seen while laying out a part, before it is located: on a card (its id, or
+    `back:<id>`), at a file and line, or else at the part's origin."""
+
+    code: str
+    message: str
+    source: str = ""
+    path: str = ""
+    line: int = 0
+
+
+class Link(NamedTuple):
+    """A link from a part to an anchor it does not hold, for the output to resolve: the page
+    it is on, the anchor, and its rectangle in PDF points."""
+
+    page: int
+    anchor: str
+    rectangle: list[float]
+
+
+class FaceBox(NamedTuple):
+    """Where a page shows a card face: its page, the face's key, the face's box and the box it
+    is cut to (left, bottom, right, top, in PDF points), and the cut's corner radius."""
+
+    page: int
+    key: str
+    box: list[float]
+    clip: list[float]
+    radius: float
+
+
+@dataclass(frozen=True)
+class LaidOut:
+    """One part laid out: its PDF (empty when not written), its pages, what measuring it
+    found, the files it read, the page each anchor landed on, its links into other parts and
+    the boxes faces are to be drawn into."""
+
+    pdf: bytes
+    pages: int
+    found: list[Found]
+    files: list[Stamp]
+    anchors: dict[str, int]
+    links: list[Link]
+    faces: list[FaceBox]
+    seconds: float = 0.0

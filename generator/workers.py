@@ -1,0 +1,93 @@
+"""Processes that lay out parts side by side, one a core: WeasyPrint is single-threaded."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from . import PROJECT_ROOT, layout
+from .errors import RenderError
+from .parts import LaidOut
+
+
+def _worker() -> None:
+    """A worker ignores Ctrl-C, which the main process handles for all, and loads WeasyPrint."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    layout.preload()
+
+
+class Workers:
+    """The layout processes of a build, or of every build of `pnp watch`.
+
+    The processes start when asked, early in a build, and import WeasyPrint while the build
+    reads and renders the game; the pool lives as long as the build, so later rounds find them
+    ready. Without a started pool, a single part is laid out in this process.
+    """
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> Workers:
+        """Start the processes now, each importing WeasyPrint."""
+        cores = os.cpu_count() or 1
+        if self._pool is None and cores > 1:
+            self._pool = ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork"),
+                                             initializer=_worker)
+            self._pool.submit(int)  # the processes start at the first task
+        return self
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """End the processes, giving their memory back."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def warm(self, fonts: list[Path]) -> list[Future]:
+        """Have each process lay out a line in every font, so that the first part it is given
+        does not pay for WeasyPrint's first page (about 0.3 s); nobody need wait for them."""
+        if self._pool is None:
+            return []
+        faces = "".join(f"@font-face {{ font-family: f{index}; src: url('{path.as_uri()}') }}"
+                        for index, path in enumerate(fonts))
+        lines = "".join(f"<p style='font-family: f{index}'>字 a</p>" for index in range(len(fonts)))
+        html = f"<html><head><style>{faces}</style></head><body>{lines}</body></html>"
+        return [self._pool.submit(layout.render, html, PROJECT_ROOT, fonts, 0)
+                for _ in range(os.cpu_count() or 1)]  # as many as start() made
+
+    def submit(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
+               write: bool = True) -> Callable[[], list[LaidOut]]:
+        """Start laying out parts, the longest first; the call returned waits for them and
+        gives them in the order given."""
+        jobs = [(html, base_dir, fonts, min_dpi, write) for html in htmls]
+        if self._pool is None and len(jobs) > 1:
+            layout.preload()  # imported once, before the processes fork
+            self.start()
+        if self._pool is None:
+            done = [layout.render(*job) for job in jobs]
+            return lambda: done
+        order = sorted(range(len(jobs)), key=lambda i: -len(htmls[i]))
+        try:
+            futures = {i: self._pool.submit(layout.render, *jobs[i]) for i in order}
+        except BrokenProcessPool:  # a process died since the last build: start new ones
+            self.stop()
+            return self.start().submit(htmls, base_dir, fonts, min_dpi, write)
+
+        def results() -> list[LaidOut]:
+            try:
+                return [futures[i].result() for i in range(len(jobs))]
+            except BrokenProcessPool:
+                raise RenderError("a layout process stopped before it finished (out of "
+                                  "memory?)") from None
+
+        return results
