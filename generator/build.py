@@ -65,11 +65,12 @@ def sites(game: Game) -> dict[str, Site]:
     findings on the laid-out pages."""
     where = display_path(game.root / "game.yaml")
     found = {}
+    first: dict[str, int] = {}  # each back template: where the first back using it is
     for back_id, back in game.spec.backs.items():
         line = line_of(game.spec_data, ("backs", back_id))
-        found[f"back:{back_id}"] = Site(
-            where, line, f"back '{back_id}' (template cards/{back.template}.html.j2)", where,
-            line_of(game.spec_data, ("backs", back_id, "template")))
+        first.setdefault(back.template, line)
+        found[f"back:{back_id}"] = Site(where, line, f"backs (template cards/{back.template}"
+                                        ".html.j2)", where, first[back.template])
     for index, deck in enumerate(game.decks):
         group = f"deck '{deck.spec.id}' (template cards/{deck.spec.template}.html.j2)"
         line = line_of(game.spec_data, ("decks", index, "template"))
