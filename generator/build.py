@@ -101,10 +101,10 @@ def plan(checked: Checked, executor: Executor) -> list[tuple[OutputKind, Documen
     planned = []
     for kind in checked.kinds:
         documents = kind.plan()
-        if not documents and kind.name in checked.job.options.only:
-            raise PackError([kind.missing()])
         executor.start(part for document in documents for part in document.every_part())
         planned += [(kind, document) for document in documents]
+    if not planned and checked.job.options.only:  # the kinds asked for have nothing to make
+        raise PackError([kind.missing() for kind in checked.kinds])
     return planned
 
 
@@ -195,9 +195,11 @@ class Report:
 
 
 def validate_game(name: str, cards_dir: Path = CARDS_DIR,
-                  options: BuildOptions = BuildOptions(), out_root: Path = BUILD_DIR) -> Report:
+                  options: BuildOptions = BuildOptions(), out_root: Path = BUILD_DIR,
+                  workers: Workers | None = None) -> Report:
     """Every finding for a game: the checks on its data, then those on its laid-out pages,
-    for every card with no error of its own. Laid-out parts are kept for the next build."""
+    for every card with no error of its own. Laid-out parts are kept for the next build; a
+    running `workers` pool is used and left running."""
     try:
         checked = check(name, cards_dir, options)
     except PackError as exc:
@@ -205,8 +207,9 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
     unchecked = list(checked.unchecked)
     cache = PartCache(out_root / name / PARTS_DIR)
     planned: list[Document] = []
-    with Workers() as workers:
-        executor = Executor(checked.game.root, checked.job.fonts, cache, workers)
+    with nullcontext(workers) if workers else Workers() as pool:
+        executor = Executor(checked.game.root, checked.job.fonts, cache, pool,
+                            keep_workers=workers is not None)
         for kind in checked.kinds:
             try:
                 documents = kind.plan()
@@ -219,4 +222,6 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
     for document in planned:
         executor.check_links(document)
     found = executor.findings(sites(checked.game))
+    if any(finding.code == "E080" for finding in checked.findings):
+        found = [finding for finding in found if finding.code != "E081"]  # its backstop
     return Report(sorted(set(checked.findings + found)), unchecked)

@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from . import PROJECT_ROOT
-from .fonts import subset_font
 from .errors import CODES
+from .fonts import subset_font
 from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
 
 PX_PER_MM = 96 / 25.4
@@ -136,7 +136,7 @@ def _watching(found: list[Found], css: str = "") -> Iterator[None]:
             found.append(Found("E081", f"WeasyPrint: {message}"))
         elif message.startswith(("Ignored", "Deprecated")):
             path, line = _css_source(css, message)
-            text = message.removeprefix("Ignored ")
+            text = CSS_AT.sub("", message.removeprefix("Ignored ")).rstrip(".")
             found.append(Found("W073", f"CSS ignored by WeasyPrint: {text}", path=path,
                                line=line))
         elif level >= logging.ERROR:
@@ -461,10 +461,12 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
         pushed = _pushed(field, extents.get(container, {})) if edge == "bottom" else ""
         found.append(Found("E070", f"{_subject(source)}: '{field}' runs {amount:.1f} mm past "
                            f"its box ({edge} edge){pushed}", source))
-    found += [Found("E071", f"{_subject(source)}: image '{src}' prints at {dpi:.0f} dpi, "
-                    f"below {min_dpi:.0f}", source) for (source, src), dpi in sorted(coarse.items())]
-    found += [Found("W072", f"text in no .safe or data-box box, so not checked for overflow "
-                    f"(first: '{_short(text)}')", source) for source, text in sorted(loose.items())]
+    for (source, src), dpi in sorted(coarse.items()):
+        found.append(Found("E071", f"{_subject(source)}: image '{src}' prints at {dpi:.0f} dpi, "
+                           f"below {min_dpi:.0f}", source))
+    for source, text in sorted(loose.items()):
+        found.append(Found("W072", "text in no .safe or data-box box, so not checked for "
+                           f"overflow (first: '{_short(text)}')", source))
     return found
 
 

@@ -1,8 +1,14 @@
-"""Shared fixtures: real builds of the default game, and copies of the tiny test packs."""
+"""Shared fixtures: every real game built once per session on one worker pool, and copies of
+the tiny test packs.
+
+Tests that use a real build (`built`, `default_a4`, `default_letter`) or are marked `slow`
+are left out of the fast tier, `make test-fast` (pytest -m "not slow").
+"""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pypdfium2
@@ -11,26 +17,67 @@ from PIL import Image
 from pypdf import PdfReader
 
 from generator import CARDS_DIR, DEFAULT_GAME
-from generator.build import BuildOptions, build_game
+from generator.build import BuildOptions, BuildResult, build_game
+from generator.workers import Workers
 
 FIXTURES = Path(__file__).parent / "fixtures" / "packs"
 MM = 72 / 25.4  # PDF points per millimetre
+REAL_BUILDS = {"built", "default_a4", "default_letter"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that needs a real game built is slow."""
+    for item in items:
+        if REAL_BUILDS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
-def default_a4(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pool() -> Iterator[Workers]:
+    """One pool of layout processes for every build of the session."""
+    with Workers().start() as workers:
+        yield workers
+
+
+class Built:
+    """Real games built once per session, each on the papers asked for."""
+
+    def __init__(self, root: Path, pool: Workers):
+        self.root, self.pool = root, pool
+        self.results: dict[tuple[str, str], BuildResult] = {}
+
+    def __call__(self, name: str, paper: str = "a4") -> Path:
+        """The game's build folder, built on first use. On Letter only the default game has
+        its rulebook built: the others' components are what the paper changes."""
+        if (name, paper) not in self.results:
+            only = () if paper == "a4" or name == DEFAULT_GAME else ("sheets", "dice")
+            self.results[name, paper] = build_game(name, BuildOptions(paper=paper, only=only),
+                                                   out_root=self.root / paper,
+                                                   workers=self.pool)
+        return self.root / paper / name
+
+    def result(self, name: str, paper: str = "a4") -> BuildResult:
+        """What building the game returned."""
+        self(name, paper)
+        return self.results[name, paper]
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory, pool: Workers) -> Built:
+    """Every real game, built once per session and paper when a test first asks."""
+    return Built(tmp_path_factory.mktemp("built"), pool)
+
+
+@pytest.fixture(scope="session")
+def default_a4(built: Built) -> Path:
     """The default game built on A4; returns its build folder."""
-    out = tmp_path_factory.mktemp("a4")
-    build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=out)
-    return out / DEFAULT_GAME
+    return built(DEFAULT_GAME, "a4")
 
 
 @pytest.fixture(scope="session")
-def default_letter(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def default_letter(built: Built) -> Path:
     """The default game built on Letter."""
-    out = tmp_path_factory.mktemp("letter")
-    build_game(DEFAULT_GAME, BuildOptions(paper="letter"), out_root=out)
-    return out / DEFAULT_GAME
+    return built(DEFAULT_GAME, "letter")
 
 
 @pytest.fixture

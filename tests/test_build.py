@@ -120,15 +120,19 @@ def test_crop_marks_lie_outside_the_cards(default_a4: Path) -> None:
         assert pixel_mm(page, x + 2, top_mark_y, dpi=300) == (255, 255, 255)
 
 
-def test_no_backs_option(tmp_path: Path) -> None:
-    manifest = build_game(DEFAULT_GAME, BuildOptions(backs=False), out_root=tmp_path)
+@pytest.mark.slow
+def test_no_backs_option(tmp_path: Path, pool) -> None:
+    options = BuildOptions(only=("sheets",), switches=frozenset({"no_backs"}))
+    manifest = build_game(DEFAULT_GAME, options, out_root=tmp_path, workers=pool).manifest
+    assert {o["kind"] for o in manifest["outputs"]} == {"cards", "boards", "tokens", "aids",
+                                                         "score"}
     cards = next(o for o in manifest["outputs"] if o["kind"] == "cards")
     assert all(info["backs"] == 0 for info in cards["decks"].values())
     assert len(PdfReader(tmp_path / DEFAULT_GAME / "cards-a4.pdf").pages) == cards["pages"] == 12
 
 
-def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path) -> None:
-    build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=tmp_path)
+def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path, pool) -> None:
+    build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=tmp_path, workers=pool)
     files = [output["file"] for output in _manifest(default_a4)["outputs"]]
     assert len(files) == 7  # six component PDFs and the rulebook
     for name in [*files, "manifest.json"]:

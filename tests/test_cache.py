@@ -8,20 +8,21 @@ from pathlib import Path
 
 import pypdfium2
 
-from generator.build import PARTS_DIR, BuildOptions, build_game
-from generator.cache import KEEP_BUILDS, LaidOut, PartCache, stamp
+from generator.build import PARTS_DIR, BuildOptions, BuildResult, build_game
+from generator.cache import KEEP_BUILDS, PartCache
+from generator.parts import LaidOut, stamp
 
 from .conftest import MM, edit, give_template, page_texts, render_page
 
 
-def _build(packs: Path, out: Path) -> list[str]:
-    messages: list[str] = []
-    build_game("mini", BuildOptions(), out_root=out, cards_dir=packs, progress=messages.append)
-    return messages
+def _build(packs: Path, out: Path) -> BuildResult:
+    return build_game("mini", BuildOptions(), out_root=out, cards_dir=packs)
 
 
-def _said(messages: list[str], file: str) -> str:
-    return next(m for m in messages if f": {file}: " in m and "parts laid out" in m)
+def _counts(result: BuildResult, file: str) -> tuple[int, int, int]:
+    """An output's pages, how many parts it is made of, and how many were laid out anew."""
+    output = result.output(file)
+    return output.pages, output.laid_out, output.parts
 
 
 def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
@@ -32,16 +33,16 @@ def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
     warm = tmp_path / "warm"
     first = _build(packs, warm)
     # four sheets, and one part of the six distinct faces and backs, which both outputs draw
-    assert "cards-a4.pdf: 4 pages, 5 of 5 parts laid out" in _said(first, "cards-a4.pdf")
-    assert "rulebook-a4.pdf: 5 pages, 6 of 6 parts laid out" in _said(first, "rulebook-a4.pdf")
+    assert _counts(first, "cards-a4.pdf") == (4, 5, 5)
+    assert _counts(first, "rulebook-a4.pdf") == (5, 6, 6)
 
     edit(spells, "造成 **3** 点伤害", "造成 **5** 点伤害")  # S1's face only
     second = _build(packs, warm)
     # its faces part is laid out again, once for both; sheets, chapters, gallery page, cover
     # and folios are not
-    assert "cards-a4.pdf: 4 pages, 1 of 5 parts laid out" in _said(second, "cards-a4.pdf")
-    assert "rulebook-a4.pdf: 5 pages, 1 of 6 parts laid out" in _said(second, "rulebook-a4.pdf")
-    assert "from the cache, 1 laid out)" in second[-1]
+    assert _counts(second, "cards-a4.pdf") == (4, 1, 5)
+    assert _counts(second, "rulebook-a4.pdf") == (5, 1, 6)
+    assert second.laid_out == 1
     assert "造成5点伤害" in page_texts(warm / "mini" / "cards-a4.pdf")[0].replace(" ", "")
 
     cold = tmp_path / "cold"
@@ -51,8 +52,8 @@ def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
 
     edit(spells, "造成 **5** 点伤害", "造成 **3** 点伤害")  # undone: its parts are still kept
     third = _build(packs, warm)
-    assert "cards-a4.pdf: 4 pages, 0 of 5 parts laid out" in _said(third, "cards-a4.pdf")
-    assert "rulebook-a4.pdf: 5 pages, 0 of 6 parts laid out" in _said(third, "rulebook-a4.pdf")
+    assert _counts(third, "cards-a4.pdf") == (4, 0, 5)
+    assert _counts(third, "rulebook-a4.pdf") == (5, 0, 6)
 
     parts = warm / "mini" / PARTS_DIR
     index = json.loads((parts / "index.json").read_text(encoding="utf-8"))
@@ -68,7 +69,7 @@ def test_a_part_whose_file_changed_is_not_taken_from_the_cache(tmp_path: Path) -
     art = tmp_path / "art.png"
     art.write_bytes(b"one")
     cache = PartCache(tmp_path / "parts")
-    cache.put("k", LaidOut(b"%PDF", 1, [], [], [stamp(art)], {}, []))
+    cache.put("k", LaidOut(b"%PDF", 1, [], [stamp(art)], {}, [], []))
     assert cache.get("k") is not None
     art.write_bytes(b"two!")
     assert cache.get("k") is None
@@ -106,8 +107,7 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     _build(packs, out)
     (pack / "art.svg").write_text(art.format("#3456cd"), encoding="utf-8")
-    messages = _build(packs, out)
-    assert "cards-a4.pdf: 2 pages, 1 of 3 parts laid out" in _said(messages, "cards-a4.pdf")
+    assert _counts(_build(packs, out), "cards-a4.pdf") == (2, 1, 3)
     cold = tmp_path / "cold"
     _build(packs, cold)
     for name in ("cards-a4.pdf", "rulebook-a4.pdf"):  # both draw the face laid out again
@@ -122,20 +122,21 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
 def test_a_stylesheet_parsed_once_draws_the_same_pdf(packs: Path, monkeypatch) -> None:
     """Each part's stylesheet is parsed once per process and given apart from its document:
     the card sheet and a rulebook chapter come out byte for byte as laid out whole."""
-    from generator import pdf
-    from generator.build import check, plan_outputs, rulebooks
+    from generator import layout
+    from generator.build import check
 
-    game, geometry, fonts, _ = check("mini", packs)
-    sheet = plan_outputs(game, geometry, fonts, BuildOptions())[0].parts[0]
-    chapter = rulebooks(game, geometry, fonts, BuildOptions())[0][2].parts[0]
-    for html in (sheet, chapter):
-        kept, rules = pdf._split_style(html)
+    checked = check("mini", packs)
+    sheets, rulebook = (kind.plan()[0] for kind in checked.kinds if kind.name != "dice")
+    fonts = checked.job.fonts.files()
+    for html in (sheets.parts[0].html, rulebook.parts[1].html):
+        kept, rules = layout._split_style(html)
         assert "@font-face" in kept and "@font-face" not in rules
         assert ".card" in rules or "h2" in rules
         assert ".card" not in kept and "@page" not in kept
-        split = pdf.render(html, game.root, fonts.files(), 300).pdf
-        monkeypatch.setattr(pdf, "_split_style", lambda html: (html, ""))
-        assert pdf.render(html, game.root, fonts.files(), 300).pdf == split
+        split = layout.render(html, checked.game.root, fonts, 300).pdf
+        monkeypatch.setattr(layout, "_split_style", lambda html: (html, ""))
+        assert layout.render(html, checked.game.root, fonts, 300).pdf == split
         monkeypatch.undo()
+    sheet = sheets.parts[0].html
     imports = sheet.replace("<style>", "<style>\n@import url('style.css');", 1)
-    assert pdf._split_style(imports) == (imports, "")  # the file it reads is recorded
+    assert layout._split_style(imports) == (imports, "")  # the file it reads is recorded

@@ -24,7 +24,7 @@ def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
                                    {"file": "rulebook-letter.pdf", "kind": "rulebook",
                                     "paper": "letter", "pages": 5, "decks": {}}]
     assert "cards-letter.pdf: 2 pages" in capsys.readouterr().err
-    assert cli.main([*cards, "validate", "mini"]) == 0
+    assert cli.main([*cards, "validate", "mini", "--out", str(out)]) == 0
     assert capsys.readouterr().out == "mini: 0 errors, 0 warnings\n"
     assert cli.main([*cards, "list"]) == 0
     assert capsys.readouterr().out == "mini\t测试小包\tt1\t4 cards\n"
@@ -50,7 +50,7 @@ def test_bad_input_exits_1_with_path_and_line(packs: Path, tmp_path: Path, capsy
     assert "Traceback" not in err
     assert f"{spells}:4: error: E002: YAML syntax:" in err
     assert err.endswith("pnp: 1 errors; nothing was written\n")
-    assert cli.main([*cards, "validate", "mini"]) == 1
+    assert cli.main([*cards, "validate", "mini", "--out", str(tmp_path)]) == 1
 
 
 def test_unknown_paper_is_a_usage_error(capsys) -> None:
@@ -60,23 +60,32 @@ def test_unknown_paper_is_a_usage_error(capsys) -> None:
     assert "invalid choice: 'a3'" in capsys.readouterr().err
 
 
-def test_the_default_game_validates_with_only_draft_warnings(capsys) -> None:
-    assert cli.main(["validate"]) == 0
+def test_the_default_game_validates_with_only_draft_warnings(default_a4: Path, capsys) -> None:
+    assert cli.main(["validate", "--out", str(default_a4.parent)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "gongde-lunhui: 0 errors, 36 warnings"
     assert all(": warning: W001: card '" in line for line in lines[:-1])
 
 
-def test_css_weasyprint_ignores_is_reported(packs: Path, tmp_path: Path, capsys) -> None:
-    """A pack's CSS that WeasyPrint cannot apply would silently change the print: say so."""
+def test_css_weasyprint_ignores_is_a_finding_at_its_line(packs: Path, tmp_path: Path,
+                                                          capsys) -> None:
+    """A pack's CSS that WeasyPrint cannot apply would silently change the print: it is a
+    warning at its stylesheet's line, which --strict and validate see like any other."""
     game = packs / "mini" / "game.yaml"
     game.write_text(game.read_text(encoding="utf-8") + "stylesheet: style.css\n",
                     encoding="utf-8")
-    (packs / "mini" / "style.css").write_text(".title { colour: red; }\n", encoding="utf-8")
-    assert cli.main(["--cards", str(packs), "build", "mini", "--out", str(tmp_path)]) == 0
+    style = packs / "mini" / "style.css"
+    style.write_text("/* the pack's own */\n.title {\n  colour: red;\n}\n", encoding="utf-8")
+    said = f"{style}:3: warning: W073: CSS ignored by WeasyPrint: `colour: red`, unknown property"
+    build = ["--cards", str(packs), "build", "mini", "--out", str(tmp_path)]
+    assert cli.main(build) == 0
+    assert f"pnp: {said}\n" in capsys.readouterr().err
+    assert cli.main([*build, "--strict", "--force"]) == 1
     err = capsys.readouterr().err
-    assert "pnp: mini: cards-a4.pdf: warning: CSS Ignored `colour: red` at " in err
-    assert "unknown property" in err
+    assert err.endswith(f"{said}\npnp: 0 errors, 1 warnings; nothing was written\n")
+    assert cli.main(["--cards", str(packs), "validate", "mini", "--strict", "--out",
+                     str(tmp_path)]) == 1
+    assert capsys.readouterr().out == f"{said}\nmini: 0 errors, 1 warnings\n"
 
 
 def test_a_build_with_nothing_changed_is_skipped(packs: Path, tmp_path: Path) -> None:

@@ -148,10 +148,13 @@ CHANGES = {  # a balance change touching every kind of component
     ("start", "farmer", "wealth"): 6,
     ("scoring", "hero"): 9,
     ("scoring", "multiplier", 1, "factor"): 1.3,
+    ("calamity", "win_max"): 11,
 }
 
 
-def test_a_balance_change_reprints_every_component(tmp_path: Path, default_a4: Path) -> None:
+def test_a_balance_change_reprints_every_component(tmp_path: Path, default_a4: Path,
+                                                   pool) -> None:
+    """One build of the changed game checks every component and the rulebook."""
     cards = copy_real_pack(tmp_path)
     path = cards / DEFAULT_GAME / "rules.yaml"
     rules = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -161,10 +164,9 @@ def test_a_balance_change_reprints_every_component(tmp_path: Path, default_a4: P
             target = target[key]
         target[keys[-1]] = value
     path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    said: list[str] = []
-    build_game(DEFAULT_GAME, BuildOptions(), out_root=tmp_path / "out", cards_dir=cards,
-               progress=said.append)
-    assert not [line for line in said if ": warning: " in line]  # no CSS WeasyPrint ignores
+    result = build_game(DEFAULT_GAME, BuildOptions(), out_root=tmp_path / "out", cards_dir=cards,
+                        workers=pool)
+    assert result.warnings == []  # no CSS WeasyPrint ignores, no text left unchecked
     folder = tmp_path / "out" / DEFAULT_GAME
     _check_everything(folder, rules)
     boards, cards_text = _text(folder, "boards"), _text(folder, "cards")
@@ -179,6 +181,14 @@ def test_a_balance_change_reprints_every_component(tmp_path: Path, default_a4: P
     assert "苛政如虎≥10" in old_boards and "苛政如虎≥10" not in boards
     assert "×1.2功德圆满" in old_boards and "×1.2功德圆满" not in boards
     assert "目标5" not in boards and "枚数×5" not in _text(folder, "score")
+    # The rulebook quotes the same rules.
+    before, after = _text(default_a4, "rulebook"), _text(folder, "rulebook")
+    farmer = RULES["start"]["farmer"]
+    old = "".join(str(farmer[key]) for key in ("wealth", "merit", "wisdom"))
+    new = "6" + old[1:]
+    assert f"农夫{old}" in before and f"农夫{new}" in after and f"农夫{old}" not in after
+    win = RULES["calamity"]["win_max"]
+    assert f"劫难≤{win}" in before and "劫难≤11" in after and f"劫难≤{win}" not in after
 
 
 def test_the_manifest_and_pdfs_hold_every_component(default_a4: Path) -> None:
@@ -247,7 +257,7 @@ def test_a_tiled_board_can_also_print_whole_on_one_page(packs: Path, tmp_path: P
          "  - {id: board, name: 棋盘, file: board.yaml, size: board, template: card, count: 1,"
          " output: board, overview: true}\n")
     (packs / "mini" / "board.yaml").write_text("- {id: BD, name: 九宫棋盘}\n", encoding="utf-8")
-    manifest = build_game("mini", out_root=tmp_path, cards_dir=packs)
+    manifest = build_game("mini", out_root=tmp_path, cards_dir=packs).manifest
     board = next(o for o in manifest["outputs"] if o["kind"] == "board")
     assert board["decks"]["board"] == {"faces": 1, "backs": 0, "pieces": 2}
     assert board["pages"] == 3

@@ -27,13 +27,12 @@ def test_a_card_printed_nine_times_is_laid_out_and_stored_once(packs: Path,
                                                                 tmp_path: Path) -> None:
     edit(packs / "mini" / "spells.yaml", "qty: 2", "qty: 9")  # 冰冻术 nine times, 11 cards
     edit(packs / "mini" / "game.yaml", "count: 4", "count: 11")
-    messages: list[str] = []
-    build_game("mini", BuildOptions(), out_root=tmp_path, cards_dir=packs,
-               progress=messages.append)
+    result = build_game("mini", BuildOptions(), out_root=tmp_path, cards_dir=packs)
     cards = tmp_path / "mini" / "cards-a4.pdf"
     # 11 fronts and 11 backs drawn from 3 faces and 3 backs, all laid out in one part
     assert _faces_drawn(cards) == (22, 6)
-    assert "cards-a4.pdf: 4 pages, 5 of 5 parts laid out" in "\n".join(messages)
+    output = result.output("cards-a4.pdf")
+    assert (output.pages, output.laid_out, output.parts) == (4, 5, 5)
     fronts = "".join(page_texts(cards)[0::2])
     assert fronts.count("冰冻术") == 9 and fronts.count("火球术") == 1
     # the gallery draws each distinct face and the back once, from forms of its own file

@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from generator.dice import NET_CELLS, NET_TABS, dice_pdf, net_faces, net_size
 from generator.geometry import Box
+from generator.outputs.dice import NET_CELLS, NET_TABS, dice_pdf, net_faces, net_size
 from generator.schema import DieSpec
 
 A4 = Box(210, 297)

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-import pytest
-
-from generator.build import build_game
 from generator.load import load_game
 
 from .conftest import page_texts
@@ -17,15 +13,8 @@ GAME = "thbattle"
 _ID = re.compile(r"[a-z0-9]+-[SHCD](?:10|[2-9JQKA])(?![0-9])")
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("thbattle")
-    build_game(GAME, out_root=out)
-    return out / GAME
-
-
-def test_the_deck_holds_156_cards_and_48_characters(built: Path) -> None:
-    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+def test_the_deck_holds_156_cards_and_48_characters(built) -> None:
+    manifest = json.loads((built(GAME) / "manifest.json").read_text(encoding="utf-8"))
     faces = {deck: info["faces"] for o in manifest["outputs"] for deck, info in o["decks"].items()}
     assert faces["basic"] + faces["spell"] + faces["equipment"] == 156
     assert faces["characters"] == 48
@@ -35,12 +24,12 @@ def test_the_deck_holds_156_cards_and_48_characters(built: Path) -> None:
     assert len(kinds) == 45
 
 
-def test_every_copy_prints_its_suit_and_rank_in_two_corners(built: Path) -> None:
+def test_every_copy_prints_its_suit_and_rank_in_two_corners(built) -> None:
     game = load_game(GAME)
     cards = {card.id: card for deck in game.decks if deck.spec.id in ("basic", "spell",
                                                                        "equipment")
              for card in deck.cards}
-    text = "".join(page_texts(built / "cards-a4.pdf"))
+    text = "".join(page_texts(built(GAME) / "cards-a4.pdf"))
     seen: dict[str, int] = {}
     start = 0
     for match in _ID.finditer(text):

@@ -15,8 +15,8 @@ _LINE = re.compile(r'class="yao (yang|yin)"')
 
 @pytest.fixture(scope="module")
 def pack():
-    game, geometry, _, _ = check(GAME)
-    return game, geometry
+    checked = check(GAME)
+    return checked.game, checked.job.geometry
 
 
 def test_64_distinct_hexagrams_in_king_wen_order(pack) -> None:

@@ -58,7 +58,7 @@ def test_watch_rebuilds_an_edit_and_keeps_the_last_pdfs_on_a_mistake(packs: Path
 
         save(spells, ("火球术", "炎爆术"))
         edited = "\n".join(watching.next_round())
-        assert "cards-a4.pdf: 2 pages, 1 of 3 parts laid out" in edited
+        assert "cards-a4.pdf: 2 pages, 1 of 3 parts laid out" in edited  # what watch prints
         assert "pnp: mini: rebuilt in" in edited
         assert "炎爆术" in page_texts(pdf)[0]
         good = pdf.read_bytes()
@@ -92,11 +92,12 @@ def _die(*job: object) -> None:
 
 def test_a_layout_process_that_dies_mid_part_is_a_clean_error(monkeypatch) -> None:
     """Out of memory mid-part: a message, not a traceback; the next parts get new processes."""
-    from generator import pdf
+    from generator import layout
     from generator.errors import RenderError
+    from generator.workers import Workers
 
-    with pdf.Workers() as workers:
-        monkeypatch.setattr(pdf, "render", _die)  # the processes fork after this
+    with Workers() as workers:
+        monkeypatch.setattr(layout, "render", _die)  # the processes fork after this
         results = workers.start().submit(["<div></div>", "<p></p>"], Path("."), [], 300)
         with pytest.raises(RenderError, match=r"^a layout process stopped before it finished "
                                               r"\(out of memory\?\)$"):
@@ -113,11 +114,11 @@ def test_warmed_processes_have_laid_out_every_font() -> None:
 
     import pikepdf
 
-    from generator import pdf
     from generator.fonts import load_fonts
+    from generator.workers import Workers
 
     fonts = load_fonts().files()
-    with pdf.Workers() as workers:
+    with Workers() as workers:
         assert workers.warm(fonts) == []  # no processes yet: nothing to warm
         warmed = [future.result() for future in workers.start().warm(fonts)]
     assert len(warmed) == (os.cpu_count() or 1)
