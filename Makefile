@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 GAME ?= gongde-lunhui
 PAPER ?= a4
 
-.PHONY: all setup system build test lint bench clean
+.PHONY: all setup system build test test-fast lint bench clean
 
 all: build
 
@@ -33,11 +33,16 @@ build: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
+# The edit loop: load, validate, geometry and the tiny packs; no real game is built.
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
 bench: setup
 	$(BIN)/python -m generator.bench
 
 lint: setup
 	$(BIN)/ruff check generator tests
+	$(BIN)/mypy
 
 clean:
 	rm -rf build

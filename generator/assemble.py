@@ -12,8 +12,9 @@ content, so the same input gives the same bytes.
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .geometry import Box
 from .parts import FaceBox, LaidOut
@@ -65,10 +66,10 @@ def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | 
     with joined.open_outline() as items:
         items.root.extend(outline)
     for index, rectangle, target in _links(parts):
-        page = joined.pages[index].obj
-        if "/Annots" not in page:
-            page.Annots = pikepdf.Array()
-        page.Annots.append(joined.make_indirect(pikepdf.Dictionary(
+        annotated = joined.pages[index].obj
+        if "/Annots" not in annotated:
+            annotated.Annots = pikepdf.Array()
+        annotated.Annots.append(joined.make_indirect(pikepdf.Dictionary(
             Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Link, Rect=rectangle,
             Border=[0, 0, 0], Dest=[joined.pages[target].obj, pikepdf.Name.Fit])))
     _prefer(joined, duplex)
@@ -90,7 +91,7 @@ def _placed(parts: list[LaidOut]) -> list[FaceBox]:
 def _links(parts: list[LaidOut]) -> list[tuple[int, list[float], int]]:
     """Links from one part to an anchor in another: (page, rectangle, target page), counted
     over the whole output."""
-    pages, where, pending = 0, {}, []
+    pages, where, pending = 0, dict[str, int](), []
     for part in parts:
         for anchor, index in part.anchors.items():
             where.setdefault(anchor, pages + index)
@@ -168,7 +169,8 @@ def _draw_faces(pdf: Any, pages: dict[int, list[FaceBox]], forms: dict[str, Any]
             x0, y0, x1, y1 = (float(value) for value in forms[face.key].BBox)
             box = face.box
             scale_x, scale_y = (box[2] - box[0]) / (x1 - x0), (box[3] - box[1]) / (y1 - y0)
-            drawing.append(f"q {_clip_path(*face.clip, face.radius)} {scale_x:.6f} 0 0 "
+            x0_, y0_, x1_, y1_ = face.clip
+            drawing.append(f"q {_clip_path(x0_, y0_, x1_, y1_, face.radius)} {scale_x:.6f} 0 0 "
                            f"{scale_y:.6f} {box[0] - x0 * scale_x:.3f} "
                            f"{box[1] - y0 * scale_y:.3f} cm /Face{number} Do Q")
         _add_forms(page, {f"/Face{number}": forms[face.key] for number, face in enumerate(placed)})
@@ -197,8 +199,8 @@ def _add_forms(page: Any, forms: dict[str, Any]) -> None:
     at random, and the same input must give the same bytes)."""
     import pikepdf
 
-    resources = pikepdf.Dictionary(page.obj.get("/Resources", pikepdf.Dictionary()))
-    xobjects = pikepdf.Dictionary(resources.get("/XObject", pikepdf.Dictionary()))
+    resources = pikepdf.Dictionary(cast(Mapping[str, Any], page.obj.get("/Resources") or {}))
+    xobjects = pikepdf.Dictionary(cast(Mapping[str, Any], resources.get("/XObject") or {}))
     xobjects.update(forms)
     resources["/XObject"] = xobjects
     page.obj["/Resources"] = resources

@@ -1,7 +1,8 @@
 """`make bench`: how long builds take and how much memory they use, printed as figures.
 
-Runs each measurement in a fresh Python process, so imports and caches count as they do for
-a designer: a cold build stage by stage, a build with nothing changed, a build after a
+Times both test tiers (`make test-fast` and `make test`), then runs each measurement in a
+fresh Python process, so imports and caches count as they do for a designer: a cold build
+stage by stage, a build with nothing changed, a build after a
 one-card edit (in a fresh process and in `pnp watch`), and a synthetic pack of 10x and of
 2,000 cards for scaling and peak memory.
 """
@@ -20,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import CARDS_DIR, DEFAULT_GAME
+from . import CARDS_DIR, DEFAULT_GAME, PROJECT_ROOT
 
 WATCHED_EDITS = 5  # one-card edits timed in `pnp watch`
 
@@ -28,30 +29,34 @@ STAGES = """
 import json, sys, tempfile, time
 from pathlib import Path
 started = time.perf_counter()
-from generator.build import BuildOptions, Layouts, PartCache, Workers, check, plan_outputs
-from generator.build import render_documents, rulebooks
+from generator.build import Executor, PartCache, Workers, check, plan, run
 times = {"import": time.perf_counter() - started}
 def stage(name, call):
     began = time.perf_counter()
     result = call()
     times[name] = time.perf_counter() - began
     return result
-game, geometry, fonts, _ = stage("load+validate", lambda: check(sys.argv[1], Path(sys.argv[2])))
-planned = stage("render html", lambda: plan_outputs(game, geometry, fonts, BuildOptions()))
-books = stage("rulebook html", lambda: [(s, b, r) for s, b, r in rulebooks(
-    game, geometry, fonts, BuildOptions()) if r.parts])
+checked = stage("load+validate", lambda: check(sys.argv[1], Path(sys.argv[2])))
 with tempfile.TemporaryDirectory() as folder, Workers() as workers:
-    rendered = stage("layout+write", lambda: render_documents(
-        game, planned, books, lambda m: None, Layouts(game, fonts, PartCache(Path(folder)),
-                                                      workers)))
-cards = sum(deck.copies for deck in game.decks)
-pages = sum(result.pages for result in rendered)
+    executor = Executor(checked.game.root, checked.job.fonts, PartCache(Path(folder)), workers)
+    planned = stage("plan (html)", lambda: plan(checked, executor))
+    results = stage("lay out+join", lambda: run(planned, executor, lambda m: None, ""))
+cards = sum(deck.copies for deck in checked.game.decks)
+pages = sum(result.pages for _, _, result in results)
 print(json.dumps({"times": times, "cards": cards, "pages": pages}))
 """
 
 
 def _python(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, check=True)
+
+
+def _suite(*args: str) -> tuple[float, str]:
+    """Wall time of the test suite (or a tier of it) and pytest's last line."""
+    began = time.perf_counter()
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          *args], capture_output=True, text=True, cwd=PROJECT_ROOT)
+    return time.perf_counter() - began, (run.stdout.strip().splitlines() or ["?"])[-1]
 
 
 def _stages(game: str, cards: Path) -> dict:
@@ -87,7 +92,7 @@ def _watched(game: str, cards: Path, out: Path, deck: Path,
     def next_round() -> list[str]:
         lines: list[str] = []
         while not lines or "watching" not in lines[-1]:
-            line = watching.stderr.readline()
+            line = watching.stderr.readline() if watching.stderr else ""
             if not line:
                 raise RuntimeError("pnp watch stopped: " + "".join(lines))
             lines.append(line.rstrip("\n"))
@@ -211,6 +216,10 @@ def main() -> None:
     """Print the figures."""
     print(f"pnp benchmark (each figure from a fresh process; {os.cpu_count()} cores, so noisy "
           "by a few %)")
+    fast, fast_said = _suite("-m", "not slow")
+    whole, whole_said = _suite()
+    print(f"\ntest suites: `make test-fast` {fast:.0f} s ({fast_said}); `make test` {whole:.0f} s "
+          f"({whole_said})")
     cold = _stages(DEFAULT_GAME, CARDS_DIR)
     total = sum(cold["times"].values())
     print(f"\ncold build of {DEFAULT_GAME}, no cache: {cold['cards']} cards, {cold['pages']} "

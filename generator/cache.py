@@ -1,4 +1,4 @@
-"""Stage 0, cache: a build whose inputs have not changed is not redone, nor is a part of one.
+"""The build cache: a build whose inputs have not changed is not redone, nor is a part of one.
 
 A whole build is skipped when every file of the game pack, the shared templates, the font
 registry, this package's own source, the options and the library versions are as they were.

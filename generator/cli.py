@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME
 from .cache import BuildOptions, input_digest, is_fresh
@@ -138,7 +139,7 @@ def parser() -> argparse.ArgumentParser:
                      help="the folder holding the game packs (default: cards/)")
     sub = top.add_subparsers(dest="command", required=True)
     common = _common(switches())
-    games = {"nargs": "*", "metavar": "GAME", "help": f"default: {DEFAULT_GAME}"}
+    games: dict[str, Any] = {"nargs": "*", "metavar": "GAME", "help": f"default: {DEFAULT_GAME}"}
 
     build = sub.add_parser("build", parents=[common],
                            help="validate and render PDFs into build/<game>/")

@@ -1,4 +1,4 @@
-"""Stage 4, impose: place rendered faces on printable sheets, backs mirrored for duplex."""
+"""Stage 3b, impose: place rendered faces on printable sheets, backs mirrored for duplex."""
 
 from __future__ import annotations
 
@@ -212,4 +212,5 @@ def booklet_order(pages: int) -> list[tuple[int | None, int | None]]:
     for sheet in range(total // 4):
         first, last = 2 * sheet, total - 1 - 2 * sheet
         sides += [(last, first), (first + 1, last - 1)]
-    return [tuple(index if index < pages else None for index in side) for side in sides]
+    return [(left if left < pages else None, right if right < pages else None)
+            for left, right in sides]

@@ -66,7 +66,7 @@ def make_fetcher(
     A file named in `aliases` is served from the file it maps to (a font from its subset).
     Each file served is added to `served`, so a cached layout knows what it depends on.
     """
-    aliases = aliases or {}
+    known = aliases or {}
     weasyprint = _weasyprint()
     from weasyprint.urls import URLFetcherResponse
 
@@ -74,7 +74,7 @@ def make_fetcher(
     extra = {p.resolve() for p in allowed_files}
     where = " or ".join(str(root) for root in roots)
 
-    class ProjectFetcher(weasyprint.URLFetcher):  # type: ignore[misc, name-defined]
+    class ProjectFetcher(weasyprint.URLFetcher):  # type: ignore[name-defined]
         """Refuses the network and every file outside the project."""
 
         def __init__(self) -> None:
@@ -91,7 +91,7 @@ def make_fetcher(
                 if (inside or path in extra) and path.is_file():
                     if served is not None:
                         served.add(path)
-                    return URLFetcherResponse(url, body=aliases.get(path, path).read_bytes())
+                    return URLFetcherResponse(url, body=known.get(path, path).read_bytes())
                 if inside:
                     raise FetchMissing(f"{url} does not exist")
             raise FetchRefused(f"refused to fetch {url}: only files inside {where} are allowed")

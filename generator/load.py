@@ -29,7 +29,10 @@ class LineList(list):
     lines: list[int]
 
 
-class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # LibYAML, when built in
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # LibYAML
+
+
+class _LineLoader(_SafeLoader):  # type: ignore[valid-type, misc]
     """A safe loader that records line numbers and reports duplicate keys."""
 
     def __init__(self, stream: str):
@@ -287,7 +290,7 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
         return deck
     model = card_model(spec)
     for index, item in enumerate(data):
-        line = data.lines[index]
+        line = getattr(data, "lines", [])[index]
         deck.starts.append(line)
         if not isinstance(item, dict):
             findings.append(Finding(where, line, "a card must be a mapping of keys", code="E005"))

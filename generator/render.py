@@ -1,4 +1,4 @@
-"""Stage 3, render: card faces and backs become HTML fragments through Jinja templates."""
+"""Stage 3a, render: card faces and backs become HTML fragments through Jinja templates."""
 
 from __future__ import annotations
 

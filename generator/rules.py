@@ -29,7 +29,7 @@ def plain(data: Any) -> Any:
 
 def lookup(rules: Any, path: str) -> Any:
     """The value at a dotted path such as 'actions.labor.gain' or 'refuge.timing.0.merit'."""
-    current, walked = rules, []
+    current, walked = rules, list[str]()
     for part in path.split("."):
         if isinstance(current, dict) and part in current:
             current = current[part]

@@ -180,7 +180,7 @@ def _card_model(deck_id: str, declared: tuple[tuple[str, str, tuple, bool], ...]
     for name, kind, choices, required in declared:
         python_type = _PYTHON_TYPES[kind]
         if kind == "choice" and choices:
-            python_type = Literal[choices]  # type: ignore[valid-type]
+            python_type = Literal[choices]
         fields[name] = (python_type, ...) if required else (python_type | None, None)
     return create_model(f"Card_{deck_id}", __base__=CardBase, **fields)
 
@@ -191,11 +191,15 @@ def accepted_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     for part in loc[:-1]:
         if isinstance(part, int):
             continue
-        field = current.model_fields.get(part) if isinstance(current, type) else None
+        field = current.model_fields.get(part) if _is_model(current) else None
         if field is None:
             return []
         current = _inner_model(field.annotation)
-    return sorted(current.model_fields) if isinstance(current, type) else []
+    return sorted(current.model_fields) if _is_model(current) else []
+
+
+def _is_model(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, BaseModel)
 
 
 def _inner_model(annotation: Any) -> Any:

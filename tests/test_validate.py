@@ -121,3 +121,59 @@ def test_json_strict_and_exit_codes(packs: Path, capsys) -> None:
     assert report == {"games": [{"game": "mini", "errors": 0, "warnings": 1, "findings": [
         {"path": str(spells), "line": 8, "message": "card 'S2' (治疗术) is a draft",
          "level": "warning", "code": "W001"}], "unchecked": []}]}
+
+
+def test_a_field_pushed_out_names_the_field_whose_text_grew(packs: Path) -> None:
+    """The motto fits by itself; the effect above it grew and pushed it past the box."""
+    spells = packs / "mini" / "spells.yaml"
+    edit(spells, "text: 造成 **3** 点伤害。<b>不是标记</b>", "text: " + "造成三点伤害，" * 33)
+    motto = "火焰吞没一切，灰烬之中再生新芽，直至世界的尽头"
+    edit(spells, "  back: red\n", f"  back: red\n  motto: {motto}\n")
+    [finding] = _found(packs)
+    assert finding.startswith(f"{spells}:1: error: E070: card 'S1': 'motto' runs ")
+    assert finding.endswith(" mm past its box (bottom edge), pushed down by 'sections.0 效果' "
+                            f"({finding.split('(')[-1]}")
+    assert 50 < float(finding.split("效果' (")[1].split(" mm")[0]) < 80
+
+
+def test_text_in_no_box_is_a_warning_naming_deck_and_template(packs: Path) -> None:
+    """A template with neither .safe nor data-box: its text, however long, would never be
+    measured, so the deck and the template are named once."""
+    pack = packs / "mini"
+    template = pack / "templates" / "cards" / "plain.html.j2"
+    template.parent.mkdir(parents=True)
+    template.write_text('<div class="face"><p>{{ card.name }}</p>{% for s in card.sections %}'
+                        '<p>{{ s.text }}</p>{% endfor %}</div>\n', encoding="utf-8")
+    edit(pack / "game.yaml", "template: card", "template: plain")
+    edit(pack / "spells.yaml", "text: 造成 **3** 点伤害。", "text: " + "造成三点伤害，" * 300)
+    assert _found(packs) == [
+        f"{pack / 'game.yaml'}:16: warning: W072: deck 'spells' (template "
+        "cards/plain.html.j2): text in no .safe or data-box box, so not checked for overflow "
+        "(first: '冰冻术')"]
+
+
+def test_independent_mistakes_are_all_found_in_one_run(packs: Path) -> None:
+    """A misspelled key, a missing image, a wrong reference, a number disagreeing with the
+    rules and an overflowing text, in three cards: one run finds all five. The card whose
+    image is missing is the only one left out of the layout checks, and the report says so."""
+    pack = give_rules(packs, RULES)
+    spells = pack / "spells.yaml"
+    edit(pack / "game.yaml", "      cost: {type: int, required: true}\n",
+         "      cost: {type: int, required: true}\n      counter: {type: ref, deck: spells}\n")
+    edit(spells, "  cost: 2\n", "  cots: 2\n")
+    edit(spells, "  qty: 2\n", "  qty: 2\n  art: art/none.png\n")
+    edit(spells, "  cost: 3\n", "  cost: 3\n  counter: S7\n")
+    edit(spells, "text: 造成 **3** 点伤害。<b>不是标记</b>",
+         "text: 火球消耗 **2** 点。" + "造成三点伤害，" * 60)
+    report = validate_game("mini", packs, out_root=packs.parent / "out")
+    found = [str(f) for f in report.findings]
+    assert found[0].startswith(f"{spells}:1: error: E070: card 'S1': 'sections.0 效果' runs ")
+    assert found[1:] == [
+        f"{spells}:1: error: E032: card 'S1': counter 'S7' does not exist (known: S1, S2, S3)",
+        f"{spells}:8: error: E090: '火球消耗2' says 2, but rule 'fire.cost' is 3",
+        f"{spells}:9: error: E010: card 'S2': missing required field 'cost'",
+        f"{spells}:11: error: E010: card 'S2': unknown field 'cots' (accepted: art, back, cost, "
+        "counter, draft, id, motto, name, qty, quote, sections)",
+        f"{spells}:18: error: E051: card 'S3': art 'art/none.png' does not exist",
+    ]
+    assert report.unchecked == ["card 'S3': it has errors of its own"]

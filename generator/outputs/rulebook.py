@@ -15,7 +15,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
+from functools import cache, cached_property, lru_cache, partial
 from pathlib import Path
 
 import jinja2
@@ -109,14 +109,20 @@ def markdown_html(text: str) -> tuple[Markup, list[Heading]]:
     Each chapter is converted apart and kept (a card edit changes the text of one or two),
     its anchors then numbered on from the chapters before it.
     """
-    html, headings = [], []
+    html: list[str] = []
+    headings: list[Heading] = []
     for chapter in _chapters(text):
         body, found = _chapter_html(chapter)
         offset = len(headings)
-        html.append(ANCHOR.sub(lambda match, on=offset: f' id="h{int(match[1]) + on}"', body))
+        html.append(ANCHOR.sub(partial(_renumbered, offset=offset), body))
         headings += [Heading(level, title, f"h{offset + index}")
                      for index, (level, title) in enumerate(found, start=1)]
     return Markup("".join(html)), headings
+
+
+def _renumbered(match: re.Match[str], offset: int) -> str:
+    """A heading's anchor numbered on from the chapters before its own."""
+    return f' id="h{int(match[1]) + offset}"'
 
 
 ANCHOR = re.compile(r' id="h(\d+)"')  # text cannot make one: Markdown escapes its quotes
@@ -129,7 +135,8 @@ def _chapters(text: str) -> list[str]:
     anyway; whole when it defines link references, which reach across chapters."""
     if LINK_DEFINITION.search(text):
         return [text]
-    chapters, fenced = [[]], False
+    chapters: list[list[str]] = [[]]
+    fenced = False
     for line in text.splitlines(keepends=True):
         if FENCE.match(line):
             fenced = not fenced
@@ -144,7 +151,7 @@ def _chapter_html(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
     """One chapter's HTML, its headings numbered h1, h2, …, and their (level, text)."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     tokens = md.parse(text)
-    headings = []
+    headings: list[tuple[int, str]] = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
             token.attrSet("id", f"h{len(headings) + 1}")
@@ -256,7 +263,8 @@ def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
     """The HTML cut before each chapter heading (a chapter always starts a page), then the
     gallery's decks, one part each: a stylesheet is parsed once per process, so even a short
     part costs little to set up, and an edit lays out no more than its own chapter."""
-    chapters = [(Markup(chunk), []) for chunk in re.split(r"(?=<h2[ >])", body) if chunk.strip()]
+    chapters: list[tuple[Markup, list]] = [(Markup(chunk), []) for chunk in re.split(
+        r"(?=<h2[ >])", body) if chunk.strip()]
     return chapters + [(Markup(""), [section]) for section in sections]
 
 
