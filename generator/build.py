@@ -203,7 +203,8 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
     try:
         checked = check(name, cards_dir, options)
     except PackError as exc:
-        return Report(exc.findings, ["everything else: the game does not load"])
+        return Report(exc.findings, ["everything past loading (game.yaml or its rules do not "
+                                     "load)"])
     unchecked = list(checked.unchecked)
     cache = PartCache(out_root / name / PARTS_DIR)
     planned: list[Document] = []
@@ -214,7 +215,7 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
             try:
                 documents = kind.plan()
             except PackError:  # its own check has said why
-                unchecked.append(f"the {kind.name} output: it has errors of its own")
+                unchecked.append(f"the {kind.name} output (it has errors of its own)")
                 continue
             executor.start(part for document in documents for part in document.every_part())
             planned += documents

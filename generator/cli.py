@@ -87,7 +87,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             continue
         for finding in result.findings:
             print(finding)
-        unchecked = "".join(f"; layout not checked for {what}" for what in result.unchecked)
+        unchecked = f"; not checked: {', '.join(result.unchecked)}" if result.unchecked else ""
         print(f"{name}: {errors} errors, {warnings} warnings{unchecked}")
     if args.json:
         print(json.dumps({"games": report}, ensure_ascii=False, indent=2))

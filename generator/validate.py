@@ -65,18 +65,20 @@ def _layable(game: Game, findings: list[Finding]) -> tuple[list[Deck], list[str]
     outside = [f for f in errors if f.path == where and f.code in GAME_BLOCKERS
                and not any(start <= f.line < end for start, end in blocks)]
     if outside:
-        return [], [f"every deck: game.yaml:{outside[0].line} has an error that stops layout"]
+        return [], [f"every deck's layout (game.yaml:{outside[0].line} has an error that stops "
+                    "it)"]
     decks, unchecked = [], []
     for deck, (start, end) in zip(game.decks, blocks, strict=True):
         own = [f for f in errors if f.path == display_path(deck.path) or (
             f.path == where and start <= f.line < end)]
         if not deck.readable or any(f.code in DECK_BLOCKERS and (f.path == where or f.line <= 1)
                                     for f in own):
-            unchecked.append(f"deck '{deck.spec.id}': it has errors of its own")
+            unchecked.append(f"deck '{deck.spec.id}' (its own errors stop its layout)")
             continue
         blocked = {card.id for card, line in deck.located() if any(
             f.code in CARD_BLOCKERS and line <= f.line < _next_start(deck, line) for f in own)}
-        unchecked += [f"card '{card_id}': it has errors of its own" for card_id in sorted(blocked)]
+        unchecked += [f"card '{card_id}' (its own errors stop its layout)"
+                      for card_id in sorted(blocked)]
         decks.append(deck.without(blocked))
     return decks, unchecked
 

@@ -109,3 +109,19 @@ def test_a_build_with_nothing_changed_is_skipped(packs: Path, tmp_path: Path) ->
     second = pdf.stat().st_mtime_ns
     assert cli.main([*command, "--force"]) == 0
     assert pdf.stat().st_mtime_ns != second
+
+
+def test_validate_says_what_it_could_not_check(packs: Path, tmp_path: Path, capsys) -> None:
+    """game.yaml that does not parse stops everything else, and both the finding and the
+    summary say so."""
+    game = packs / "mini" / "game.yaml"
+    game.write_text(game.read_text(encoding="utf-8").replace("players: 1-2人\n",
+                                                             "players: [1-2人\n"),
+                    encoding="utf-8")
+    command = ["--cards", str(packs), "validate", "mini", "--out", str(tmp_path)]
+    assert cli.main(command) == 1
+    first, summary = capsys.readouterr().out.splitlines()
+    assert first.startswith(f"{game}:") and " error: E002: YAML syntax: " in first
+    assert first.endswith("; nothing else was checked, as the rest depends on it")
+    assert summary == ("mini: 1 errors, 0 warnings; not checked: everything past loading "
+                       "(game.yaml or its rules do not load)")

@@ -176,4 +176,4 @@ def test_independent_mistakes_are_all_found_in_one_run(packs: Path) -> None:
         "counter, draft, id, motto, name, qty, quote, sections)",
         f"{spells}:18: error: E051: card 'S3': art 'art/none.png' does not exist",
     ]
-    assert report.unchecked == ["card 'S3': it has errors of its own"]
+    assert report.unchecked == ["card 'S3' (its own errors stop its layout)"]
