@@ -96,3 +96,16 @@ def test_weasyprint_notdef_is_a_backstop(tmp_path: Path) -> None:
     _, found = html_to_pdf(html, tmp_path, fonts.files())
     assert [item.code for item in found] == ["E081"]
     assert ".notdef glyph rendered" in found[0].message
+
+
+def test_text_past_its_box_stops_the_build_with_its_finding(packs: Path, tmp_path: Path) -> None:
+    """The faces part holding the card has an error, so neither the sheets nor the rulebook's
+    gallery that draw from it are assembled: the finding is the whole message."""
+    spells = packs / "mini" / "spells.yaml"
+    spells.write_text(spells.read_text(encoding="utf-8").replace(
+        "造成 **3** 点伤害。", "造成三点伤害，" * 60), encoding="utf-8")
+    with pytest.raises(PackError) as caught:
+        build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
+    [finding] = caught.value.findings
+    assert (finding.path, finding.line, finding.code) == (str(spells), 1, "E070")
+    assert not (tmp_path / "out" / "mini" / "cards-a4.pdf").exists()
