@@ -17,7 +17,8 @@ from .fonts import load_fonts
 from .geometry import Box, load_geometry
 from .load import Game, line_of, load_game
 from .manifest import write_manifest
-from .outputs import KINDS, Document, File, Job, OutputKind
+from . import outputs
+from .outputs import Document, File, Job, OutputKind
 from .render import Renderer
 from .validate import validate
 from .workers import Workers
@@ -55,7 +56,7 @@ def check(name: str, cards_dir: Path = CARDS_DIR,
     renderer = Renderer(game, geometry)
     report = validate(game, geometry, fonts, renderer)
     job = Job(game, geometry, fonts, options, renderer, report.decks)
-    kinds = [kind(job) for kind in KINDS if not options.only or kind.name in options.only]
+    kinds = [kind(job) for kind in outputs.KINDS if not options.only or kind.name in options.only]
     findings = report.findings + [finding for kind in kinds for finding in kind.check()]
     return Checked(job, kinds, sorted(set(findings)), report.unchecked)
 
