@@ -9,7 +9,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import BUILD_DIR, CARDS_DIR
+from . import BUILD_DIR, CARDS_DIR, outputs
 from .cache import BuildOptions, PartCache, input_digest, remember, write_atomic
 from .errors import Finding, PackError, display_path, errors_only
 from .execute import Assembled, Executor, Site
@@ -17,7 +17,6 @@ from .fonts import load_fonts
 from .geometry import Box, load_geometry
 from .load import Game, line_of, load_game
 from .manifest import write_manifest
-from . import outputs
 from .outputs import Document, File, Job, OutputKind
 from .render import Renderer
 from .validate import validate
