@@ -118,8 +118,9 @@ def run(planned: list[tuple[OutputKind, Document]], executor: Executor,
         executor.release()
         result = executor.assemble(document)
         done[index] = (document, result)
-        progress(f"{name}: {result.file}: {result.pages} pages, {result.laid_out} of "
-                 f"{result.parts} parts laid out ({result.seconds:.1f} s)")
+        if result.parts:  # a document of no parts is drawn by its kind when finished
+            progress(f"{name}: {result.file}: {result.pages} pages, {result.laid_out} of "
+                     f"{result.parts} parts laid out ({result.seconds:.1f} s)")
 
     later = []
     for index, (kind, document) in enumerate(planned):
