@@ -95,12 +95,20 @@ class BuildResult:
         return next(result for result in self.outputs if result.file == file)
 
 
-def plan(checked: Checked, executor: Executor) -> list[tuple[OutputKind, Document]]:
+def plan(checked: Checked, executor: Executor,
+         skipped: list[str] | None = None) -> list[tuple[OutputKind, Document]]:
     """Every kind's documents, their parts started as soon as each kind has planned them (the
-    card sheets are laid out while the rulebook is made into HTML)."""
+    card sheets are laid out while the rulebook is made into HTML). Given `skipped`, a kind
+    that cannot plan (its own check has said why) is noted there and left out."""
     planned = []
     for kind in checked.kinds:
-        documents = kind.plan()
+        try:
+            documents = kind.plan()
+        except PackError:
+            if skipped is None:
+                raise
+            skipped.append(f"the {kind.name} output (it has errors of its own)")
+            continue
         executor.start(part for document in documents for part in document.every_part())
         planned += [(kind, document) for document in documents]
     if not planned and checked.job.options.only:  # the kinds asked for have nothing to make
@@ -208,20 +216,12 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
                                      "load)"])
     unchecked = list(checked.unchecked)
     cache = PartCache(out_root / name / PARTS_DIR)
-    planned: list[Document] = []
     with nullcontext(workers) if workers else Workers() as pool:
         executor = Executor(checked.game.root, checked.job.fonts, cache, pool,
                             keep_workers=workers is not None)
-        for kind in checked.kinds:
-            try:
-                documents = kind.plan()
-            except PackError:  # its own check has said why
-                unchecked.append(f"the {kind.name} output (it has errors of its own)")
-                continue
-            executor.start(part for document in documents for part in document.every_part())
-            planned += documents
+        planned = plan(checked, executor, unchecked)
         executor.wait()
-    for document in planned:
+    for _, document in planned:
         executor.check_links(document)
     found = executor.findings(sites(checked.game))
     if any(finding.code == "E080" for finding in checked.findings):

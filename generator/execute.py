@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .assemble import MM, FaceSource, join
 from .cache import PartCache
-from .errors import CODES, Finding
+from .errors import Finding
 from .faces import face_anchor
 from .fonts import FontRegistry
 from .outputs import Document
@@ -106,8 +106,7 @@ class Executor:
 
     def failed(self, parts: Iterable[Part]) -> bool:
         """Whether a part has an error, so the output it belongs to cannot be assembled."""
-        return any(CODES[found.code].level == "error" for part in parts
-                   for found in self.done[part.key].found)
+        return any(found.error for part in parts for found in self.done[part.key].found)
 
     def check_links(self, document: Document) -> None:
         """Note each link of the document's parts to an anchor none of them holds."""

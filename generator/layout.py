@@ -26,7 +26,6 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from . import PROJECT_ROOT
-from .errors import CODES
 from .fonts import subset_font
 from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
 
@@ -276,7 +275,7 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
 
 def _errors(found: list[Found]) -> bool:
     """Whether anything found stops the build (a part with an error is not written)."""
-    return any(CODES[item.code].level == "error" for item in found)
+    return any(item.error for item in found)
 
 
 def _anchors(document: Any) -> dict[str, int]:

@@ -16,6 +16,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
+from .errors import CODES
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py", "qrcode",
              "uharfbuzz")
@@ -83,6 +85,11 @@ class Found(NamedTuple):
     source: str = ""
     path: str = ""
     line: int = 0
+
+    @property
+    def error(self) -> bool:
+        """Whether it stops the build (a part with an error is not written)."""
+        return CODES[self.code].level == "error"
 
 
 class Link(NamedTuple):

@@ -62,7 +62,7 @@ def _environment(pack_templates: Path | None) -> jinja2.Environment:
 def css_source(name: str) -> str:
     """A CSS comment saying which file the next lines of a stylesheet come from, so CSS that
     WeasyPrint ignores is reported at that file's line."""
-    return f"/* {CSS_SOURCE} {name} */\n"
+    return f"/* {CSS_SOURCE} {name.replace('*/', '* /')} */\n"  # a file's name ends no comment
 
 
 def environment(game: Game) -> jinja2.Environment:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,8 +76,9 @@ def _layable(game: Game, findings: list[Finding]) -> tuple[list[Deck], list[str]
                                     for f in own):
             unchecked.append(f"deck '{deck.spec.id}' (its own errors stop its layout)")
             continue
-        blocked = {card.id for card, line in deck.located() if any(
-            f.code in CARD_BLOCKERS and line <= f.line < _next_start(deck, line) for f in own)}
+        held = {line: card.id for card, line in deck.located()}  # each card by its entry's line
+        blocked = {held[entry] for entry in (_entry_of(deck, f.line) for f in own
+                                             if f.code in CARD_BLOCKERS) if entry in held}
         unchecked += [f"card '{card_id}' (its own errors stop its layout)"
                       for card_id in sorted(blocked)]
         decks.append(deck.without(blocked))
@@ -92,9 +94,10 @@ def _deck_blocks(game: Game) -> list[tuple[int, int]]:
     return list(zip(starts, starts[1:] + [after], strict=True))
 
 
-def _next_start(deck: Deck, line: int) -> int:
-    """The line the entry after the one starting at `line` starts on."""
-    return min([start for start in deck.starts if start > line] or [10**9])
+def _entry_of(deck: Deck, line: int) -> int:
+    """The first line of the deck file's entry that holds `line` (0 before the first)."""
+    index = bisect.bisect_right(deck.starts, line) - 1
+    return deck.starts[index] if index >= 0 else 0
 
 
 def _check_faces(game: Game, geometry: Geometry, renderer: Renderer) -> Iterator[Finding]:
