@@ -28,6 +28,8 @@ CODES: dict[str, Code] = {
     "E004": Code("error", "game.yaml is empty"),
     "E005": Code("error", "a file has the wrong shape: a deck is a list of cards, a card and "
                  "the rules are mappings"),
+    "E006": Code("error", "a limit is crossed: a file's size, YAML aliases or nesting, an "
+                 "integer's size, a qty, a deck's copies, a die count (game.yaml `limits`)"),
     "E007": Code("error", "a `{placeholder}` names no rule, or adds something not a number"),
     "E010": Code("error", "the schema: a type, a required field, or an unknown key (the "
                  "accepted keys are listed)"),
@@ -44,12 +46,15 @@ CODES: dict[str, Code] = {
     "E040": Code("error", "a deck does not hold the `count` of cards game.yaml gives"),
     "E041": Code("error", "the component list of game.yaml disagrees with what prints"),
     "E042": Code("error", "the component list names a deck, card or die that does not exist"),
-    "E050": Code("error", "an image or stylesheet lies outside the game pack"),
+    "E050": Code("error", "a file the pack names lies outside the pack (a symlink out "
+                 "included) or is not a regular file"),
     "E051": Code("error", "an image or stylesheet does not exist"),
     "E052": Code("error", "a page asks for a file outside the project and the pack, or for "
                  "the network, and is refused"),
     "E060": Code("error", "a card template fails (a missing field is an error, never a blank)"),
     "E061": Code("error", "the rulebook's Markdown refers to data that does not exist"),
+    "E062": Code("error", "a template reaches past the sandbox, or runs past its time or "
+                 "output limit"),
     "E070": Code("error", "text runs past its box on the laid-out page"),
     "E071": Code("error", "a raster image prints below 300 dpi"),
     "W072": Code("warning", "text on a face lies in no `.safe` or `data-box` box, so its fit "
