@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,11 @@ from pydantic import BaseModel, ValidationError
 
 from . import CARDS_DIR
 from .errors import Finding, PackError, display_path
+from .files import FileRefused, inside, read_text, regular
 from .rules import expand_tree, plain, strings
-from .schema import CardBase, DeckSpec, GameSpec, accepted_keys, card_model
+from .schema import CardBase, DeckSpec, GameSpec, Limits, accepted_keys, card_model
+
+DEFAULT_LIMITS = Limits()  # game.yaml itself is read with these
 
 
 class LineDict(dict):
@@ -30,24 +34,41 @@ class LineList(list):
 
 
 _SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # LibYAML
+_INT_TAG = "tag:yaml.org,2002:int"
+_RESOLVER = yaml.resolver.Resolver()
+
+
+class _Refused(Exception):
+    """A YAML file past a limit, or of a shape that cannot be read: its line and finding."""
+
+    def __init__(self, line: int, message: str, code: str):
+        super().__init__(message)
+        self.line, self.message, self.code = line, message, code
 
 
 class _LineLoader(_SafeLoader):  # type: ignore[valid-type, misc]
-    """A safe loader that records line numbers and reports duplicate keys."""
+    """A safe loader that records line numbers, reports duplicate keys, refuses a key that is
+    a list or a mapping and an integer longer than the limit."""
 
-    def __init__(self, stream: str):
+    def __init__(self, stream: str, limits: Limits = DEFAULT_LIMITS):
         super().__init__(stream)
         self.duplicates: list[tuple[int, str]] = []
+        self.limits = limits
 
 
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+def _construct_mapping(loader: _LineLoader, node: yaml.Node) -> LineDict:
+    if not isinstance(node, yaml.MappingNode):
+        raise yaml.constructor.ConstructorError(None, None, "expected a mapping",
+                                                node.start_mark)
     loader.flatten_mapping(node)
     data = LineDict()
     data.line = node.start_mark.line + 1
     data.lines = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise _Refused(line, "a key must be a plain value, not a list or a mapping", "E005")
+        key = loader.construct_object(key_node, deep=True)
         if key in data:
             loader.duplicates.append((line, f"duplicate key '{key}'"))
         data[key] = loader.construct_object(value_node, deep=True)
@@ -55,31 +76,144 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
     return data
 
 
-def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> LineList:
+def _construct_sequence(loader: _LineLoader, node: yaml.Node) -> LineList:
+    if not isinstance(node, yaml.SequenceNode):
+        raise yaml.constructor.ConstructorError(None, None, "expected a list", node.start_mark)
     data = LineList(loader.construct_object(child, deep=True) for child in node.value)
     data.line = node.start_mark.line + 1
     data.lines = [child.start_mark.line + 1 for child in node.value]
     return data
 
 
+def _construct_int(loader: _LineLoader, node: yaml.Node) -> Any:
+    """An integer, refused past the digits the limits allow, before Python converts it."""
+    if isinstance(node, yaml.ScalarNode):
+        digits = node.value.lstrip("+-").replace("_", "").replace(":", "")
+        if digits[:2].lower() in ("0x", "0b"):
+            digits = digits[2:]
+        limit = loader.limits.integer_digits
+        if len(digits) > limit:
+            raise _Refused(node.start_mark.line + 1, f"an integer of {len(digits)} digits, over "
+                           f"the limit of {limit} (`limits: integer_digits` in game.yaml)", "E006")
+    return _scalar(yaml.constructor.SafeConstructor.construct_yaml_int)(loader, node)
+
+
+def _scalar(construct: Any) -> Any:
+    """A scalar constructor whose value may not convert (`!!int abc`, `2020-13-45`): its
+    failure becomes a YAML error at the value's line, not a traceback."""
+
+    def guarded(loader: _LineLoader, node: yaml.Node) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+            value = node.value if isinstance(node.value, str) else "?"
+            kind = node.tag.rsplit(":", 1)[-1]
+            raise yaml.constructor.ConstructorError(
+                None, None, f"'{value[:40]}' is not a valid {kind} ({exc})", node.start_mark
+            ) from None
+
+    return guarded
+
+
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+_LineLoader.add_constructor(_INT_TAG, _construct_int)
+for _tag in ("bool", "float", "timestamp", "binary"):
+    _LineLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _scalar(
+        yaml.constructor.SafeConstructor.yaml_constructors[f"tag:yaml.org,2002:{_tag}"]))
 
 
-def read_yaml(path: Path, findings: list[Finding]) -> Any:
-    """Parse one YAML file safely; problems go to findings, and None comes back."""
+@dataclass
+class _Open:
+    """A mapping or list whose end the event walk has not reached."""
+
+    anchor: str | None
+    start: int  # the nodes counted before it
+    height: int = 0  # how deep the collections inside it nest
+
+
+def _check_events(text: str, limits: Limits) -> None:
+    """Walk the YAML's events before anything is built, raising _Refused where mappings and
+    lists nest past the limit, or where the nodes, each alias expanded, pass it. Linear: an
+    anchor's expanded size and height are remembered and an alias adds them, and the walk
+    stops where a limit is crossed (so 100,000 nested `[` are never composed)."""
+    anchors: dict[str, tuple[int, int]] = {}  # each anchor: its nodes and its height
+    stack: list[_Open] = []
+    total = 0
+    for event in yaml.parse(text, Loader=_SafeLoader):
+        if isinstance(event, yaml.CollectionEndEvent):
+            done = stack.pop()
+            height = done.height + 1
+            if done.anchor is not None:
+                anchors[done.anchor] = (total - done.start, height)
+        elif isinstance(event, yaml.NodeEvent):
+            line = event.start_mark.line + 1 if event.start_mark else 1
+            if isinstance(event, yaml.AliasEvent):
+                nodes, height = anchors.get(event.anchor or "", (1, 0))
+            else:
+                nodes, height = 1, 1 if isinstance(event, yaml.CollectionStartEvent) else 0
+            if len(stack) + height > limits.yaml_depth:
+                raise _Refused(line, f"mappings and lists nest more than {limits.yaml_depth} "
+                               "deep (`limits: yaml_depth` in game.yaml)", "E006")
+            if total + nodes > limits.yaml_nodes:
+                raise _Refused(line, f"more than {limits.yaml_nodes} YAML nodes, aliases "
+                               "expanded (`limits: yaml_nodes` in game.yaml)", "E006")
+            if isinstance(event, yaml.CollectionStartEvent):
+                if event.anchor is not None:
+                    anchors[event.anchor] = (1, 1)  # an alias inside it is recursive
+                stack.append(_Open(event.anchor, total))
+                total += 1
+                continue
+            total += nodes
+            if isinstance(event, yaml.ScalarEvent) and event.anchor is not None:
+                anchors[event.anchor] = (1, 0)
+        else:
+            continue
+        if stack:
+            stack[-1].height = max(stack[-1].height, height)
+
+
+@dataclass(frozen=True)
+class Naming:
+    """Where game.yaml names a file: a file that cannot be read at all is reported there."""
+
+    where: str  # game.yaml, as findings name it
+    line: int
+    subject: str  # what the file is, e.g. "deck 'spells': file"
+    name: str  # the file as game.yaml writes it
+
+
+def read_yaml(path: Path, findings: list[Finding], limits: Limits = DEFAULT_LIMITS,
+              naming: Naming | None = None, root: Path | None = None) -> Any:
+    """Parse one YAML file safely, a regular file inside `root` (default its folder) within
+    the limits; problems go to findings, and None comes back. A file that cannot be read at
+    all is reported where game.yaml names it, when `naming` says where."""
+    try:
+        real = inside(path, [root or path.parent], name=naming.name if naming else None)
+        text = read_text(real, limits.file_bytes, name=naming.name if naming else None)
+    except FileRefused as exc:
+        if naming is None or exc.line:
+            findings.append(Finding(display_path(path), exc.line, exc.message, exc.code))
+        else:
+            findings.append(Finding(naming.where, naming.line, f"{naming.subject} {exc.message}",
+                                    exc.code))
+        return None
+    return parse_yaml(text, path, findings, limits)
+
+
+def parse_yaml(text: str, path: Path, findings: list[Finding],
+               limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Parse YAML text read from path safely, within the limits; problems go to findings,
+    and None comes back."""
     where = display_path(path)
+    loader = None
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        findings.append(Finding(where, 0, "file not found", code="E001"))
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        findings.append(Finding(where, 0, f"cannot read file: {exc}", code="E001"))
-        return None
-    loader = _LineLoader(text)
-    try:
+        _check_events(text, limits)
+        loader = _LineLoader(text, limits)
         data = loader.get_single_data()
+    except _Refused as exc:
+        findings.append(Finding(where, exc.line, exc.message, exc.code))
+        return None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 0
@@ -87,10 +221,11 @@ def read_yaml(path: Path, findings: list[Finding]) -> Any:
         findings.append(Finding(where, line, f"YAML syntax: {problem}", code="E002"))
         return None
     except yaml.YAMLError as exc:
-        findings.append(Finding(where, 0, f"YAML: {exc}", code="E002"))
+        findings.append(Finding(where, 1, f"YAML: {exc}", code="E002"))
         return None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     findings.extend(Finding(where, line, msg, code="E003") for line, msg in loader.duplicates)
     return data
 
@@ -161,7 +296,8 @@ class Deck:
     starts: list[int] = field(default_factory=list)  # the first line of every entry
     failed_ids: set[str] = field(default_factory=set)
     failed_copies: int = 0
-    readable: bool = True  # False when the file itself could not be read as a list
+    readable: bool = True  # False when the file could not be read as a list, or the deck is
+    # refused whole (its copies past the limit): nothing is laid out from it
 
     def located(self) -> list[tuple[CardBase, int]]:
         """Each card with the line its YAML entry starts on."""
@@ -203,6 +339,16 @@ class Game:
     texts: list[Text] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # what loading found, not fatal
 
+    @property
+    def limits(self) -> Limits:
+        """What the pack may ask for (game.yaml `limits`): file sizes, counts, templates."""
+        return self.spec.limits
+
+    @property
+    def max_bytes(self) -> int:
+        """The size in bytes no file the pack reads may pass."""
+        return self.spec.limits.file_bytes
+
 
 def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
     """Return the folder of a game pack, or raise a clean error listing the known games."""
@@ -228,31 +374,57 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
     be read raises PackError, as everything else depends on it."""
     root = pack_dir(name, cards_dir)
     findings: list[Finding] = []
-    game_path = root / "game.yaml"
-    where = display_path(game_path)
-    data = read_yaml(game_path, findings)
-    if data is None:
-        raise PackError(_fatal(findings) or [Finding(where, 0, "game.yaml is empty" + FATAL,
-                                                     "E004")])
-    try:
-        spec = GameSpec.model_validate(data)
-    except ValidationError as exc:
-        raise PackError(_fatal(findings + model_findings(GameSpec, data, exc, where, ""))
-                        ) from None
+    where = display_path(root / "game.yaml")
+    data, spec = _read_spec(root, findings)
+    limits = spec.limits
+    findings += _check_dice(spec, data, where)
+    findings += _check_named(root, spec, data, where)
     before = len(findings)
-    rules_data = _load_rules(root, spec, findings)
+    rules_data = _load_rules(root, spec, data, findings)
     if len(findings) > before and any(f.code != "E003" for f in findings[before:]):
         raise PackError(_fatal(findings))
     rules = plain(rules_data) if rules_data else {}
     texts = [Text(where, line, text) for line, text in strings(data)]
     if rules and "tables" in data:  # table text may quote the rules too
         before = len(findings)
-        expand_tree(data["tables"], rules, where, findings, data.lines.get("tables", 0))
+        expand_tree(data["tables"], rules, where, findings, data.lines.get("tables", 0),
+                    limits.integer_digits)
         if len(findings) == before:
             spec = GameSpec.model_validate(data)
-    decks = [_load_deck(root, deck, rules, findings, texts) for deck in spec.decks]
+    decks = [_load_deck(root, deck, rules, findings, texts,
+                        Naming(where, line_of(data, ("decks", index, "file")),
+                               f"deck '{deck.id}': file", deck.file), limits)
+             for index, deck in enumerate(spec.decks)]
+    for index, deck in enumerate(decks):
+        if deck.copies > limits.copies:
+            findings.append(Finding(where, line_of(data, ("decks", index)),
+                                    f"deck '{deck.spec.id}' prints {deck.copies} cards, over "
+                                    f"the limit of {limits.copies} (`limits: copies` in "
+                                    "game.yaml)", "E006"))
+            deck.readable = False  # nothing is planned from it
     return Game(name=name, root=root, spec=spec, decks=decks, spec_data=data, rules=rules,
                 rules_data=rules_data, texts=texts, findings=findings)
+
+
+def load_spec(root: Path) -> GameSpec:
+    """A pack's game.yaml alone, as `pnp list` shows it; PackError when it does not load."""
+    return _read_spec(root, [])[1]
+
+
+def _read_spec(root: Path, findings: list[Finding]) -> tuple[Any, GameSpec]:
+    """game.yaml read and checked, its data with lines kept and its spec; PackError when it
+    cannot be, as nothing else can be checked without it."""
+    game_path = root / "game.yaml"
+    where = display_path(game_path)
+    data = read_yaml(game_path, findings)
+    if data is None:
+        raise PackError(_fatal(findings) or [Finding(where, 1, "game.yaml is empty" + FATAL,
+                                                     "E004")])
+    try:
+        return data, GameSpec.model_validate(data)
+    except ValidationError as exc:
+        raise PackError(_fatal(findings + model_findings(GameSpec, data, exc, where, ""))
+                        ) from None
 
 
 def _fatal(findings: list[Finding]) -> list[Finding]:
@@ -261,12 +433,40 @@ def _fatal(findings: list[Finding]) -> list[Finding]:
     return [replace(last, message=last.message + FATAL) if f is last else f for f in findings]
 
 
-def _load_rules(root: Path, spec: GameSpec, findings: list[Finding]) -> Any:
+def _check_dice(spec: GameSpec, data: Any, where: str) -> list[Finding]:
+    """A die whose count passes the limit, at its count's line."""
+    limit = spec.limits.dice
+    return [Finding(where, line_of(data, ("dice", index, "count")), f"die '{die.id}': count "
+                    f"{die.count} is over the limit of {limit} (`limits: dice` in game.yaml)",
+                    "E006")
+            for index, die in enumerate(spec.dice) if die.count > limit]
+
+
+def _check_named(root: Path, spec: GameSpec, data: Any, where: str) -> list[Finding]:
+    """The stylesheet and the rulebook game.yaml names, when they are there: each a regular
+    file inside the pack within the size limit, or a finding at the line that names it (a
+    missing one is reported where it is read)."""
+    found = []
+    named = [("stylesheet", spec.stylesheet, ("stylesheet",)),
+             ("rulebook", spec.rulebook.file, ("rulebook", "file"))]
+    for what, name, loc in named:
+        if name is None or not os.path.lexists(root / name):
+            continue
+        try:
+            regular(root / name, [root], spec.limits.file_bytes, name=name)
+        except FileRefused as exc:
+            found.append(Finding(where, line_of(data, loc), f"{what} {exc.message}", exc.code))
+    return found
+
+
+def _load_rules(root: Path, spec: GameSpec, spec_data: Any, findings: list[Finding]) -> Any:
     """Read the rules data file named in game.yaml, lines kept; None when there is none."""
     if spec.rules is None:
         return None
     path = root / spec.rules
-    data = read_yaml(path, findings)
+    naming = Naming(display_path(root / "game.yaml"), line_of(spec_data, ("rules",)),
+                    "rules file", spec.rules)
+    data = read_yaml(path, findings, spec.limits, naming, root)
     if data is not None and not isinstance(data, dict):
         findings.append(Finding(display_path(path), 1, "the rules file must be a YAML mapping",
                                 code="E005"))
@@ -275,12 +475,13 @@ def _load_rules(root: Path, spec: GameSpec, findings: list[Finding]) -> Any:
 
 
 def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
-               texts: list[Text]) -> Deck:
-    """Load one deck file: a YAML list of cards, rule placeholders filled, each checked."""
+               texts: list[Text], naming: Naming, limits: Limits) -> Deck:
+    """Load one deck file: a YAML list of cards, rule placeholders filled, each checked; a
+    card whose qty passes the limit is left out, its copies counted but never made."""
     path = root / spec.file
     deck = Deck(spec=spec, path=path)
     where = display_path(path)
-    data = read_yaml(path, findings)
+    data = read_yaml(path, findings, limits, naming, root)
     if data is None:
         deck.readable = False
         return deck
@@ -299,7 +500,7 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
         texts.extend(Text(where, at, text) for at, text in strings(item, line))
         card_id = item.get("id")
         before = len(findings)
-        expand_tree(item, rules, where, findings, line)
+        expand_tree(item, rules, where, findings, line, limits.integer_digits)
         card = None
         if len(findings) == before:
             subject = f"card '{card_id}': " if isinstance(card_id, str) else ""
@@ -307,6 +508,11 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
                 card = model.model_validate(item)
             except ValidationError as exc:
                 findings.extend(model_findings(model, item, exc, where, subject))
+        if card is not None and card.qty > limits.qty:
+            findings.append(Finding(where, line_of(item, ("qty",)), f"card '{card.id}': qty "
+                                    f"{card.qty} is over the limit of {limits.qty} "
+                                    "(`limits: qty` in game.yaml)", "E006"))
+            card = None
         if card is None:
             if isinstance(card_id, str):
                 deck.failed_ids.add(card_id)

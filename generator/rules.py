@@ -17,6 +17,14 @@ _TERM = re.compile(r"([-+]?)\s*(" + _NAME + r"|\d+)")
 class RuleError(ValueError):
     """A placeholder that names no rule, or does arithmetic on something not a number."""
 
+    code = "E007"
+
+
+class NumberTooLong(RuleError):
+    """A placeholder adds a number longer than the limit of digits."""
+
+    code = "E006"
+
 
 def plain(data: Any) -> Any:
     """Copy YAML data into plain dicts and lists, dropping line bookkeeping."""
@@ -44,13 +52,17 @@ def lookup(rules: Any, path: str) -> Any:
     return current
 
 
-def evaluate(rules: Any, expression: str) -> Any:
-    """Value of 'path', or of a sum such as 'a.b + c.d - 1' whose terms are numbers."""
+def evaluate(rules: Any, expression: str, digits: int = 12) -> Any:
+    """Value of 'path', or of a sum such as 'a.b + c.d - 1' whose terms are numbers, none of
+    them written with more than `digits` digits."""
     terms = _TERM.findall(expression)
     if len(terms) == 1 and not terms[0][0]:
         return lookup(rules, terms[0][1])
     total: int | float = 0
     for sign, term in terms:
+        if term.isdigit() and len(term) > digits:
+            raise NumberTooLong(f"a number of {len(term)} digits, over the limit of {digits} "
+                                "(`limits: integer_digits` in game.yaml)")
         value = int(term) if term.isdigit() else lookup(rules, term)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise RuleError(f"rule '{term}' is not a number, so '{expression}' cannot add it")
@@ -58,12 +70,12 @@ def evaluate(rules: Any, expression: str) -> Any:
     return total
 
 
-def expand(text: str, rules: Any) -> Any:
+def expand(text: str, rules: Any, digits: int = 12) -> Any:
     """Fill every {placeholder} in text; a text that is one placeholder keeps its value's type."""
     whole = PLACEHOLDER.fullmatch(text.strip())
     if whole:
-        return evaluate(rules, whole.group(1))
-    return PLACEHOLDER.sub(lambda match: str(evaluate(rules, match.group(1))), text)
+        return evaluate(rules, whole.group(1), digits)
+    return PLACEHOLDER.sub(lambda match: str(evaluate(rules, match.group(1), digits)), text)
 
 
 def _items(data: Any, line: int) -> Iterator[tuple[Any, int]]:
@@ -86,17 +98,19 @@ def strings(data: Any, line: int = 0) -> Iterator[tuple[int, str]]:
             yield from strings(value, key_line)
 
 
-def expand_tree(data: Any, rules: Any, where: str, findings: list[Finding], line: int = 0) -> Any:
-    """Expand placeholders in every string of loaded YAML, in place; problems become findings."""
+def expand_tree(data: Any, rules: Any, where: str, findings: list[Finding], line: int = 0,
+                digits: int = 12) -> Any:
+    """Expand placeholders in every string of loaded YAML, in place; problems become findings.
+    A number a placeholder adds may have at most `digits` digits."""
     for key, key_line in list(_items(data, line)):
         value = data[key]
         if isinstance(value, str) and "{" in value:
             try:
-                data[key] = expand(value, rules)
+                data[key] = expand(value, rules, digits)
             except RuleError as exc:
-                findings.append(Finding(where, key_line, str(exc), code="E007"))
+                findings.append(Finding(where, key_line, str(exc), code=exc.code))
         else:
-            expand_tree(value, rules, where, findings, key_line)
+            expand_tree(value, rules, where, findings, key_line, digits)
     return data
 
 

@@ -107,6 +107,37 @@ class RulebookSpec(Strict):
                       "deck's name")
 
 
+class Limits(Strict):
+    """What a pack may ask for before it is refused (E006): a pack may come from a stranger,
+    so sizes and counts are bounded; raise one in game.yaml (`limits: {qty: 5000}`). The
+    bounds of the bounds keep Python itself safe: its stack, its clock, its integers."""
+
+    file_mb: float = Field(20, gt=0, le=1000, allow_inf_nan=False, description="the size of "
+                           "any one file the pack reads: a deck, the rules, the rulebook, an "
+                           "image, a font, a template")
+    yaml_nodes: int = Field(100_000, gt=0, le=100_000_000, description="the nodes of one YAML "
+                            "file, every alias expanded")
+    yaml_depth: int = Field(40, gt=0, le=200, description="how deep mappings and lists nest in "
+                            "a YAML file")
+    integer_digits: int = Field(12, gt=0, le=4000, description="the digits of one integer in "
+                                "YAML")
+    qty: int = Field(1000, gt=0, description="the copies of one card")
+    copies: int = Field(5000, gt=0, description="the physical cards of one deck")
+    dice: int = Field(100, gt=0, description="the count of one die")
+    template_seconds: float = Field(10, gt=0, le=3600, allow_inf_nan=False, description="the "
+                                    "time one template render may take")
+    template_output_mb: float = Field(16, gt=0, le=1000, allow_inf_nan=False, description="the "
+                                      "HTML one template render may give")
+    image_megapixels: float = Field(50, gt=0, allow_inf_nan=False, description="the pixels of "
+                                    "one raster image, in millions (a decompression bomb has "
+                                    "billions)")
+
+    @property
+    def file_bytes(self) -> int:
+        """file_mb in bytes."""
+        return int(self.file_mb * 1_000_000)
+
+
 class GameSpec(Strict):
     """game.yaml: the title, version, players, palette, fonts and component manifest."""
 
@@ -129,6 +160,8 @@ class GameSpec(Strict):
     dice: list[DieSpec] = []
     components: list[ComponentSpec] = Field([], description="the rulebook's component list")
     rulebook: RulebookSpec = RulebookSpec()
+    limits: Limits = Field(Limits(), description="what the pack may ask for before it is "
+                           "refused; game.yaml itself is read with the defaults")
 
 
 class Section(Strict):

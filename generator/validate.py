@@ -272,9 +272,9 @@ def _check_drafts(game: Game) -> Iterator[Finding]:
                               f"card '{card.id}' ({card.name}) is a draft", code="W001")
 
 
-_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+_JINJA = (("{{", "}}"), ("{%", "%}"))  # Jinja left out when matching a term in text
 _JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
-_TAG = re.compile(r"<[^>]*>")
+_TAG = (("<", ">"),)  # an HTML tag, left out too
 
 
 def _source_lines(path: Path) -> Iterator[Text]:
@@ -313,6 +313,70 @@ def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterato
 _LOOSE = re.compile(r"[\s*，,、：:；;（）()]")  # left out when matching a term in text
 
 
+def without_spans(text: str, pairs: tuple[tuple[str, str], ...], lines: bool = False) -> str:
+    """The text less each span from an opening mark to the first closing mark after it, as
+    re.sub of `open.*?close|…` (re.S) would give, but in linear time: a mark that no closing
+    one follows never makes the scan start over. With `lines`, a span leaves its line breaks."""
+    kept, pos, done = [], 0, 0
+    ahead = [text.find(opening) for opening, _ in pairs]  # each pair's next opening, -1: none
+    while True:
+        for index, (opening, _) in enumerate(pairs):
+            if 0 <= ahead[index] < pos:
+                ahead[index] = text.find(opening, pos)
+        live = [(at, index) for index, at in enumerate(ahead) if at >= 0]
+        if not live:
+            break
+        start, index = min(live)
+        opening, closing = pairs[index]
+        end = text.find(closing, start + len(opening))
+        if end < 0:  # no closing mark after this one, so none after a later one either
+            ahead[index] = -1
+            continue
+        end += len(closing)
+        kept.append(text[done:start])
+        if lines:
+            kept.append("\n" * text.count("\n", start, end))
+        done = pos = end
+    kept.append(text[done:])
+    return "".join(kept)
+
+
+def restated(text: str, head: str, tail: str) -> Iterator[tuple[str, str]]:
+    """Each `head`, a number, `tail` in text, with the number, as re.finditer of
+    `head(\\d+(?:\\.\\d+)?)tail` finds them (the longest number that tail follows), in linear
+    time: the runs of digits last measured and the places tail starts are carried forward."""
+    size, pos = len(text), 0
+    runs = [(0, 0), (0, 0)]  # the last two runs of digits measured, [start, end)
+    recent: list[int] = []  # the last two places tail starts, none past the number's end
+    upcoming = text.find(tail)  # the next place tail starts, past those
+
+    def run_end(at: int) -> int:
+        for begin, end in runs:
+            if begin <= at < end:
+                return end
+        end = at
+        while end < size and text[end].isdecimal():
+            end += 1
+        runs[:] = [runs[1], (at, end)]
+        return end
+
+    while (found := text.find(head, pos)) >= 0:
+        first = found + len(head)
+        if first < size and text[first].isdecimal():
+            whole = last = run_end(first)  # the integer part ends at whole, the number at last
+            if whole + 1 < size and text[whole] == "." and text[whole + 1].isdecimal():
+                last = run_end(whole + 1)
+            while 0 <= upcoming <= last:
+                recent = [*recent[-1:], upcoming]
+                upcoming = text.find(tail, upcoming + 1)
+            end = next((at for at in reversed(recent) if at > first and at != whole + 1), -1)
+            if end >= 0:
+                yield text[found:end + len(tail)], text[first:end]
+                pos = end + len(tail)
+                continue
+        pos = found + 1
+
+
 def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
     """A literal number where rules.yaml names a term: wrong is an error, right a warning."""
     terms = game.rules.get("terms") or {}
@@ -335,21 +399,19 @@ def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
                               "stands", code="E091")
                 continue
             head, tail = loose.split("#")
-            patterns.append((rule, value, head + tail, re.compile(
-                f"{re.escape(head)}(\\d+(?:\\.\\d+)?){re.escape(tail)}")))
+            patterns.append((rule, value, head, tail))
     for item in texts:
-        loose = _LOOSE.sub("", _TAG.sub("", _JINJA.sub("", item.text)))
-        for rule, value, words, pattern in patterns:
-            if not all(word in loose for word in words):  # cheaper than the search, and as sure
+        loose = _LOOSE.sub("", without_spans(without_spans(item.text, _JINJA), _TAG))
+        for rule, value, head, tail in patterns:
+            if not all(word in loose for word in head + tail):  # cheaper than the search
                 continue
-            for match in pattern.finditer(loose):
-                said = float(match.group(1))
-                if said == value:
-                    yield Finding(item.path, item.line, f"'{match.group()}' restates rule '{rule}'"
+            for match, number in restated(loose, head, tail):
+                if float(number) == value:
+                    yield Finding(item.path, item.line, f"'{match}' restates rule '{rule}'"
                                   f"; quote it as {{{rule}}}", code="W010")
                 else:
-                    yield Finding(item.path, item.line, f"'{match.group()}' says "
-                                  f"{match.group(1)}, but rule '{rule}' is {value}", code="E090")
+                    yield Finding(item.path, item.line, f"'{match}' says {number}, but rule "
+                                  f"'{rule}' is {value}", code="E090")
 
 
 def _check_rule_ranges(game: Game) -> Iterator[Finding]:
