@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -15,11 +17,14 @@ from .cache import BuildOptions, input_digest, is_fresh
 from .errors import PackError, PnpError
 from .geometry import load_geometry
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 EXIT_CODES = """exit codes:
   0  success: no errors (warnings allowed unless --strict)
-  1  the pack has errors, or warnings under --strict; a build then writes nothing
-  2  wrong command-line usage"""
+  1  the pack has errors, or warnings under --strict, or the disk cannot be written; a
+     build then writes nothing
+  2  wrong command-line usage
+  3  a bug in pnp (--debug shows the traceback)
+  130  stopped by Ctrl-C, SIGTERM or SIGHUP; nothing half written"""
 
 
 def _progress(message: str) -> None:
@@ -95,17 +100,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Print every game pack with its title, version and card count."""
-    from .load import list_games, load_game
+    """Print every game pack with its title, version and card count, from game.yaml alone."""
+    from .load import list_games, load_spec
 
     for name in list_games(args.cards):
         try:
-            game = load_game(name, args.cards)
+            spec = load_spec(args.cards / name)
         except PackError as exc:
-            print(f"{name}\t(does not load: {len(exc.findings)} errors)")
+            print(f"{name}\t(game.yaml does not load: {len(exc.findings)} errors)")
             continue
-        cards = sum(d.copies for d in game.decks)
-        print(f"{name}\t{game.spec.title}\t{game.spec.version}\t{cards} cards")
+        cards = sum(deck.count for deck in spec.decks)
+        print(f"{name}\t{spec.title}\t{spec.version}\t{cards} cards")
     return EXIT_OK
 
 
@@ -175,9 +180,17 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP stop pnp as Ctrl-C does: workers ended, nothing half written."""
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; designer mistakes print clean messages, never tracebacks."""
     args = parser().parse_args(argv)
+    for stop in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if stop is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(stop, _interrupt)
     try:
         return int(args.func(args))
     except PackError as exc:
@@ -196,6 +209,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERRORS
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # the machine's own fault: a full disk, a read-only folder
+        if args.debug:
+            raise
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"pnp: error: {exc.strerror or exc}{where}; nothing was written", file=sys.stderr)
+        return EXIT_ERRORS
+    except Exception as exc:  # noqa: BLE001 - a bug in pnp, told in one line
+        if args.debug:
+            raise
+        print(f"pnp: internal error: {type(exc).__name__}: {exc} (a bug in pnp; --debug "
+              "shows the traceback)", file=sys.stderr)
+        return EXIT_BUG
 
 
 if __name__ == "__main__":

@@ -57,7 +57,6 @@ def face_documents(game: Game, decks: list[Deck], renderer: Renderer,
                    fonts: FontRegistry) -> Faces:
     """Each deck's distinct faces and backs, in order, a few to a part."""
     context = renderer.page_context(fonts)
-    template = renderer.env.get_template("faces.html.j2")
     bleed = renderer.geometry.bleed
     parts: dict[str, list[Part]] = {}
     keys: dict[Face, str] = {}
@@ -75,9 +74,9 @@ def face_documents(game: Game, decks: list[Deck], renderer: Renderer,
         own = parts.setdefault(deck.spec.id, [])
         for start in range(0, len(distinct), FACES_PER_PART):
             chunk = distinct[start:start + FACES_PER_PART]
-            html = template.render(**context, page=page, room=ROOM, faces=chunk, keys=keys,
-                                   anchor=face_anchor,
-                                   title=f"{game.spec.title} — {deck.spec.name}")
+            html = renderer.render("faces.html.j2", {
+                **context, "page": page, "room": ROOM, "faces": chunk, "keys": keys,
+                "anchor": face_anchor, "title": f"{game.spec.title} — {deck.spec.name}"})
             own.append(Part(html, display_path(deck.path)))
             pages.update((keys[face], FacePage(own[-1], page)) for face in chunk)
     return Faces(parts, keys, pages)

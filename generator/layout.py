@@ -17,13 +17,13 @@ import logging
 import re
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from . import PROJECT_ROOT
 from .fonts import subset_font
@@ -59,11 +59,14 @@ def preload() -> None:
 def make_fetcher(
     allowed_files: Iterable[Path] = (), roots: Iterable[Path] = (PROJECT_ROOT,),
     served: set[Path] | None = None, aliases: dict[Path, Path] | None = None,
+    refused: list[Found] | None = None,
 ) -> Any:
     """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else.
 
     A file named in `aliases` is served from the file it maps to (a font from its subset).
     Each file served is added to `served`, so a cached layout knows what it depends on.
+    Given `refused`, each URL refused or missing is found there and WeasyPrint goes on, so
+    that every one is told; else the first stops the layout.
     """
     known = aliases or {}
     weasyprint = _weasyprint()
@@ -78,9 +81,19 @@ def make_fetcher(
 
         def __init__(self) -> None:
             super().__init__(allowed_protocols={"data", "file"}, allow_redirects=False,
-                             fail_on_errors=True)
+                             fail_on_errors=refused is None)
+            self.refused: set[str] = set()  # the URLs found refused or missing
 
         def fetch(self, url: str, headers: Any = None) -> Any:
+            try:
+                return self._fetch(url, headers)
+            except (FetchRefused, FetchMissing) as exc:
+                if refused is not None and url not in self.refused:
+                    refused.append(_refused(exc))
+                self.refused.add(url)
+                raise
+
+        def _fetch(self, url: str, headers: Any = None) -> Any:
             scheme = urlsplit(url).scheme.lower()
             if scheme == "data":
                 return super().fetch(url, headers)
@@ -118,9 +131,11 @@ class _LogWatch(logging.Handler):
 
 
 @contextmanager
-def _watching(found: list[Found], css: str = "") -> Iterator[None]:
+def _watching(found: list[Found], css: str = "",
+              told: Collection[str] = frozenset()) -> Iterator[None]:
     """Turn each line WeasyPrint logs into a `Found`, once each; CSS it ignored is located in
-    the stylesheet `css` was made from, where its source comments tell."""
+    the stylesheet `css` was made from, where its source comments tell. A line about a URL
+    already `told` (refused by the fetcher) is left out."""
     watch = _LogWatch()
     logger = logging.getLogger("weasyprint")
     logger.addHandler(watch)
@@ -129,7 +144,7 @@ def _watching(found: list[Found], css: str = "") -> Iterator[None]:
     finally:
         logger.removeHandler(watch)
     for level, message in sorted(set(watch.records)):
-        if message.startswith(CROSS_PART):
+        if message.startswith(CROSS_PART) or any(url in message for url in told):
             continue  # a link into another part, resolved when the output is assembled
         if "glyph" in message.lower():
             found.append(Found("E081", f"WeasyPrint: {message}"))
@@ -183,7 +198,7 @@ def layout(
     file it may not have, goes to `found`.
     """
     weasyprint = _weasyprint()
-    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, aliases)
+    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, aliases, found)
     # A FontConfiguration keeps each font by its URL, so cut-down fonts need one of their own.
     if aliases:
         from weasyprint.text.fonts import FontConfiguration
@@ -193,18 +208,40 @@ def layout(
         fonts = font_configuration()
     base_url = base_dir.resolve().as_uri() + "/"
     html, rules = _split_style(html)
-    with _watching(found, rules or _style_of(html)):
+    with _watching(found, rules or _style_of(html), fetcher.refused):
         try:
-            sheets = [_stylesheet(rules, base_url)] if rules else []
-            return weasyprint.HTML(string=html, base_url=base_url, url_fetcher=fetcher).render(
-                font_config=fonts, stylesheets=sheets)
-        except weasyprint.urls.FatalURLFetchingError as exc:
-            cause = exc.__cause__ or exc
-            found.append(Found("E075" if isinstance(cause, FetchMissing) else "E052", str(cause)))
-            return None
+            sheets = [_stylesheet(rules, base_dir)] if rules else []
+            page = weasyprint.HTML(string=html, base_url=base_url, url_fetcher=fetcher)
+            document = page.render(font_config=fonts, stylesheets=sheets)
+            for url in _attachments(page, document):  # else fetched only when written
+                fetcher.fetch(url).close()
+            return None if fetcher.refused else document
+        except weasyprint.urls.URLFetchingError as exc:  # a colour profile, say
+            if not fetcher.refused:
+                found.append(_refused(exc))
+        except (FetchRefused, FetchMissing):  # an attachment, found by the fetcher
+            pass
+        return None
 
 
-FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}")
+def _attachments(page: Any, document: Any) -> list[str]:
+    """The URLs a document attaches to its PDF (`rel="attachment"` on a link or an anchor)."""
+    urls = [url for laid in document.pages for kind, url, _, _ in laid.links
+            if kind == "attachment"]
+    for element in page.wrapper_element.etree_element.iter("link"):
+        if "attachment" in element.get("rel", "").lower().split() and element.get("href"):
+            urls.append(urljoin(page.base_url or "", element.get("href").strip()))
+    return urls
+
+
+def _refused(exc: Exception) -> Found:
+    """What a fetch the fetcher refused (E052) or could not serve (E075) is found as."""
+    cause = exc.__cause__ or exc
+    return Found("E075" if isinstance(cause, FetchMissing) else "E052", str(cause))
+
+
+FETCHING_RULES = ("@import", "@color-profile")  # read a file when the stylesheet is parsed
+FONT_FACE = re.compile(r"@font-face\s*\{[^{}]*\}")  # no brace inside: linear
 
 
 def _style_of(html: str) -> str:
@@ -220,10 +257,11 @@ def _split_style(html: str) -> tuple[str, str]:
     every part of an output has the same one: so it is parsed once per process (_stylesheet)
     and given as a user stylesheet, which cascades as the document's own did, there being no
     other (style attributes win over both). Font faces stay, as they load each part's fonts;
-    a stylesheet that imports another stays whole, so the file it reads is recorded.
+    a stylesheet that imports another or a colour profile stays whole, so that the file it
+    reads goes through the document's fetcher and is recorded.
     """
     start, end = html.find("<style>"), html.find("</style>")
-    if start < 0 or end < start or "@import" in html[start:end]:
+    if start < 0 or end < start or any(rule in html[start:end] for rule in FETCHING_RULES):
         return html, ""
     css = html[start + len("<style>"):end]
     faces = "\n".join(FONT_FACE.findall(css))
@@ -231,16 +269,25 @@ def _split_style(html: str) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=16)
-def _stylesheet(rules: str, base_url: str) -> Any:
-    """A parsed stylesheet, kept for the next part that has the same."""
-    return _weasyprint().CSS(string=rules, base_url=base_url)
+def _stylesheet(rules: str, base_dir: Path) -> Any:
+    """A parsed stylesheet, kept for the next part that has the same; it fetches nothing
+    (rules that would stay in the document), and what it asked for would be refused."""
+    return _weasyprint().CSS(string=rules, base_url=base_dir.resolve().as_uri() + "/",
+                             url_fetcher=make_fetcher((), (PROJECT_ROOT, base_dir)))
 
 
 def write_pdf(document: Any, found: list[Found]) -> bytes:
     """The PDF bytes of a laid-out document. Glyphs are drawn here, so a missing one is found
     here too."""
+    before = len(found)
     with _watching(found):
-        return bytes(document.write_pdf())
+        try:
+            data = bytes(document.write_pdf())
+        except _weasyprint().urls.URLFetchingError as exc:
+            found.append(_refused(exc))
+            return b""
+    # an image an SVG asks for is fetched only now: refused, nothing is written
+    return b"" if _errors(found[before:]) else data
 
 
 def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> tuple[

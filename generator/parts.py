@@ -10,6 +10,7 @@ here, so a build with nothing to do never loads WeasyPrint.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
@@ -38,10 +39,14 @@ def source_files(folder: Path, pattern: str = "*") -> list[Path]:
 
 
 def hash_files(digest: hashlib._Hash, root: Path, files: list[Path]) -> None:
-    """Add each file's name under `root` and its content to a digest."""
+    """Add each file's name under `root` and its content (a symlink's target) to a digest."""
     for path in files:
         digest.update(f"{root.name}/{path.relative_to(root)}\n".encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        if path.is_symlink():  # where it points: a link out is refused, one in hashed there
+            digest.update(os.readlink(path).encode())
+            continue
+        with path.open("rb") as handle:  # in chunks, however large the file
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
 
 
 @cache

@@ -11,13 +11,14 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from . import BUILD_DIR, TEMPLATES_DIR
+from . import TEMPLATES_DIR, sandbox
 from .errors import Finding, PackError, display_path
+from .files import FileRefused, pack_text
 from .fonts import FontRegistry
 from .geometry import Geometry
 from .load import Deck, Game, line_of
 from .parts import CSS_SOURCE
-from .schema import CardBase
+from .schema import CardBase, Limits
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -32,28 +33,11 @@ def rich(text: str | None) -> Markup:
 
 
 @cache
-def compiled_templates() -> jinja2.BytecodeCache:
-    """Compiled templates kept on disk between builds: compiling them takes longer than the rest
-    of a one-card rebuild's HTML. Jinja checks each template's source before using them."""
-    folder = BUILD_DIR / ".cache" / "jinja"
-    folder.mkdir(parents=True, exist_ok=True)
-    return jinja2.FileSystemBytecodeCache(str(folder))
-
-
-@cache
-def _environment(pack_templates: Path | None) -> jinja2.Environment:
-    """One Jinja environment per pack: its own templates/ first, then the shared ones."""
-    loaders = [jinja2.FileSystemLoader(str(TEMPLATES_DIR))]
-    if pack_templates is not None and pack_templates.is_dir():
-        loaders.insert(0, jinja2.FileSystemLoader(str(pack_templates)))
-    env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader(loaders),
-        autoescape=lambda name: not (name or "").endswith(".css.j2"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=compiled_templates(),
-    )
+def _environment(pack_templates: Path, limits: Limits) -> jinja2.Environment:
+    """One sandboxed Jinja environment per pack: its own templates/ first, then the shared
+    ones."""
+    env = sandbox.environment([pack_templates, TEMPLATES_DIR], limits,
+                              autoescape=lambda name: not (name or "").endswith(".css.j2"))
     env.filters["rich"] = rich
     env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
     return env
@@ -67,16 +51,25 @@ def css_source(name: str) -> str:
 
 def environment(game: Game) -> jinja2.Environment:
     """The Jinja environment for a game pack."""
-    return _environment(game.root / "templates")
+    return _environment(game.root / "templates", game.spec.limits)
 
 
 def template_exists(game: Game, name: str) -> bool:
-    """Whether the pack or the shared templates provide `name`."""
+    """Whether the pack or the shared templates provide `name`, readable and compiling."""
+    return template_problem(game, name, ("", 0), "") is None
+
+
+def template_problem(game: Game, name: str, where: tuple[str, int],
+                     subject: str) -> Finding | None:
+    """Why the template `name` cannot be used, as a finding at `where` (or at the template's
+    own line for a syntax error); None when it can."""
     try:
         environment(game).get_template(name)
     except jinja2.TemplateNotFound:
-        return False
-    return True
+        return Finding(*where, f"{subject}no template '{name}'", code="E022")
+    except jinja2.TemplateError as exc:
+        return sandbox.failure(exc, where, subject, "E060")
+    return None
 
 
 @dataclass(frozen=True)
@@ -129,12 +122,18 @@ class Renderer:
         pack_css = ""
         if game.stylesheet:
             path = self.game.root / game.stylesheet
-            pack_css = css_source(display_path(path)) + path.read_text(encoding="utf-8")
+            try:
+                text = pack_text(self.game.root, game.stylesheet, game.limits.file_bytes)
+            except FileRefused as exc:
+                raise PackError([Finding(display_path(self.game.root / "game.yaml"),
+                                         line_of(self.game.spec_data, ("stylesheet",)),
+                                         f"stylesheet {exc.message}", code=exc.code)]) from None
+            pack_css = css_source(display_path(path)) + text
         return {
             **context,
             "font_css": Markup(fonts.font_face_css(set(game.fonts.values()))),
             "base_css": Markup(css_source("templates/base.css.j2")
-                               + self.env.get_template("base.css.j2").render(**context)),
+                               + self.render("base.css.j2", context)),
             "pack_css": Markup(pack_css),
         }
 
@@ -163,12 +162,15 @@ class Renderer:
             self._backs[key] = Face(html, deck.spec.id, f"back:{back_id}")
         return self._backs[key]
 
-    def _render(self, name: str, deck: Deck, where: tuple[str, int], **extra: Any) -> Markup:
+    def render(self, name: str, context: dict[str, Any],
+               where: tuple[str, int] | None = None) -> str:
+        """One template of the pack or the shared ones, in the sandbox and within the game's
+        limits; a failure is a PackError at `where`, else at the template's own line."""
         try:
-            template = self.env.get_template(name)
-            return Markup(template.render(**self.context(deck), **extra))
-        except jinja2.TemplateError as exc:
-            lineno = getattr(exc, "lineno", None)
-            at = f" (template {name}{':' + str(lineno) if lineno else ''})"
-            raise PackError([Finding(where[0], where[1], f"{exc.message}{at}", code="E060")]) \
-                from None
+            return sandbox.render(self.env.get_template(name), self.game.spec.limits, **context)
+        except Exception as exc:  # noqa: BLE001 - a pack's template may fail in any way
+            at = where or (display_path(TEMPLATES_DIR / name), 0)
+            raise PackError([sandbox.failure(exc, at, "", "E060")]) from None
+
+    def _render(self, name: str, deck: Deck, where: tuple[str, int], **extra: Any) -> Markup:
+        return Markup(self.render(name, {**self.context(deck), **extra}, where))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -10,18 +11,21 @@ from pathlib import Path
 
 from . import TEMPLATES_DIR
 from .errors import Finding, PackError, display_path
+from .files import FileRefused, inside, pack_bytes, read_text
 from .fonts import FontRegistry
 from .geometry import Geometry
+from .images import image_problem
 from .load import Deck, Game, Text, line_of
-from .render import Renderer, template_exists
+from .render import Renderer, template_exists, template_problem
 from .rules import RuleError, lookup, match_rules, strings
+from .schema import Limits
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
 # Errors that stop a face from being laid out: of a card (at its entry), of a deck (at its
 # entry in game.yaml, or its file), of every deck (elsewhere in game.yaml).
-CARD_BLOCKERS = {"E031", "E050", "E051", "E060"}
-DECK_BLOCKERS = {"E005", "E020", "E021", "E022", "E023", "E024"}
-GAME_BLOCKERS = {"E022", "E023", "E025", "E050", "E051", "E060"}
+CARD_BLOCKERS = {"E006", "E031", "E050", "E051", "E060", "E062", "E075"}
+DECK_BLOCKERS = {"E005", "E006", "E020", "E021", "E022", "E023", "E024"}
+GAME_BLOCKERS = {"E006", "E022", "E023", "E025", "E050", "E051", "E060", "E062", "E075"}
 
 
 @dataclass(frozen=True)
@@ -140,10 +144,11 @@ def _check_manifest(game: Game, geometry: Geometry, fonts: FontRegistry) -> Iter
             yield Finding(where, _deck_line(game, index, "size"),
                           f"deck '{deck.id}': unknown size '{deck.size}' (known: {known})",
                           code="E021")
-        if not template_exists(game, f"cards/{deck.template}.html.j2"):
-            yield Finding(where, _deck_line(game, index, "template"),
-                          f"deck '{deck.id}': no template 'cards/{deck.template}.html.j2'",
-                          code="E022")
+        problem = template_problem(game, f"cards/{deck.template}.html.j2",
+                                   (where, _deck_line(game, index, "template")),
+                                   f"deck '{deck.id}': ")
+        if problem is not None:
+            yield problem
         if deck.back is not None and deck.double_sided:
             yield Finding(where, _deck_line(game, index, "double_sided"),
                           f"deck '{deck.id}': a double-sided deck has no separate back",
@@ -166,10 +171,12 @@ def _check_manifest(game: Game, geometry: Geometry, fonts: FontRegistry) -> Iter
             if field.type == "choice" and not field.choices:
                 yield Finding(where, line, f"field '{name}': a choice needs choices", code="E024")
     for back_id, back in game.spec.backs.items():
-        if not template_exists(game, f"cards/{back.template}.html.j2"):
-            yield Finding(where, line_of(game.spec_data, ("backs", back_id, "template")),
-                          f"back '{back_id}': no template 'cards/{back.template}.html.j2'",
-                          code="E022")
+        problem = template_problem(game, f"cards/{back.template}.html.j2",
+                                   (where, line_of(game.spec_data, ("backs", back_id,
+                                                                    "template"))),
+                                   f"back '{back_id}': ")
+        if problem is not None:
+            yield problem
     for role, family in game.spec.fonts.items():
         if family not in fonts.families:
             known = ", ".join(sorted(fonts.families))
@@ -227,15 +234,23 @@ def _check_counts(game: Game) -> Iterator[Finding]:
 
 
 def _check_files(game: Game) -> Iterator[Finding]:
-    """Images and icons named by the pack exist inside the pack."""
-    root = game.root.resolve()
+    """Images, icons and the stylesheet the pack names are regular files inside the pack,
+    within the size limit, and each image one that will print (Pillow opens it)."""
+    limits = game.spec.limits
     for path_value, where, line, what in _pack_files(game):
-        target = (game.root / path_value).resolve()
-        if not target.is_relative_to(root):
-            yield Finding(where, line, f"{what} '{path_value}' lies outside the game pack",
-                          code="E050")
-        elif not target.is_file():
-            yield Finding(where, line, f"{what} '{path_value}' does not exist", code="E051")
+        path = game.root / path_value
+        try:
+            data = pack_bytes(game.root, path_value, limits.file_bytes)
+        except FileRefused as exc:
+            if exc.code == "E001" and not os.path.lexists(path):
+                yield Finding(where, line, f"{what} '{path_value}' does not exist", code="E051")
+            else:
+                yield Finding(where, line, f"{what} {exc.message}", exc.code)
+            continue
+        problem = None if what == "stylesheet" else image_problem(
+            path, data, int(limits.image_megapixels * 1_000_000), game.root)
+        if problem:
+            yield Finding(where, line, f"{what} '{path_value}' {problem[1]}", code=problem[0])
 
 
 def _pack_files(game: Game) -> Iterator[tuple[str, str, int, str]]:
@@ -277,10 +292,14 @@ _JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
 _TAG = (("<", ">"),)  # an HTML tag, left out too
 
 
-def _source_lines(path: Path) -> Iterator[Text]:
-    """A template's lines that hold more than ASCII, Jinja comments blanked out."""
-    source = _JINJA_COMMENT.sub(lambda m: "\n" * m.group().count("\n"),
-                                path.read_text(encoding="utf-8"))
+def _source_lines(path: Path, root: Path, limits: Limits) -> Iterator[Text]:
+    """A template's lines that hold more than ASCII, Jinja comments blanked out; nothing when
+    it may not be read (using it is an error, found there)."""
+    try:
+        text = read_text(inside(path, [root]), limits.file_bytes)
+    except FileRefused:
+        return
+    source = _JINJA_COMMENT.sub(lambda m: "\n" * m.group().count("\n"), text)
     for number, line in enumerate(source.splitlines(), start=1):
         if not line.isascii():
             yield Text(display_path(path), number, line)
@@ -290,7 +309,7 @@ def template_texts(game: Game) -> Iterator[Text]:
     """The text of the pack's and the shared HTML templates, line by line."""
     for folder in (game.root / "templates", TEMPLATES_DIR):
         for path in sorted(folder.rglob("*.html.j2")):
-            yield from _source_lines(path)
+            yield from _source_lines(path, folder, game.spec.limits)
 
 
 def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterator[Finding]:
@@ -471,6 +490,4 @@ def _check_components(game: Game) -> Iterator[Finding]:
 
 def rulebook_texts(game: Game) -> Iterator[Text]:
     """The rulebook source, line by line, as the designer wrote it."""
-    path = game.root / game.spec.rulebook.file
-    if path.is_file():
-        yield from _source_lines(path)
+    yield from _source_lines(game.root / game.spec.rulebook.file, game.root, game.spec.limits)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import http.server
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -73,7 +76,7 @@ def test_a_template_naming_a_missing_field_is_an_error(packs: Path, tmp_path: Pa
     spells = packs / "mini" / "spells.yaml"
     assert str(caught.value).split("\n")[0] == (
         f"{spells}:1: error: E060: 'generator.schema.Card_spells object' has no attribute "
-        "'power' (template cards/card.html.j2)")
+        f"'power' (template {templates}/card.html.j2:1)")
     assert not (tmp_path / "out").exists()
 
 
@@ -109,3 +112,79 @@ def test_text_past_its_box_stops_the_build_with_its_finding(packs: Path, tmp_pat
     [finding] = caught.value.findings
     assert (finding.path, finding.line, finding.code) == (str(spells), 1, "E070")
     assert not (tmp_path / "out" / "mini" / "cards-a4.pdf").exists()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, list[str]]]:
+    """A web server on 127.0.0.1 that records every request made to it."""
+    requests: list[str] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            requests.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_port}", requests
+    httpd.shutdown()
+
+
+# Every way WeasyPrint 70 loads a resource, with URL standing for what is asked for.
+ROUTES = {
+    "img": '<img src="URL/a.png">',
+    "base href": '<base href="URL/"><img src="a.png">',
+    "css url()": "<style>p { background: url(URL/a.png) }</style><p>x</p>",
+    "@import": "<style>@import url(URL/a.css);</style><p>x</p>",
+    "@font-face": "<style>@font-face { font-family: z; src: url(URL/a.ttf) } "
+                  "p { font-family: z }</style><p>x</p>",
+    "@color-profile": "<style>@color-profile --p { src: url(URL/a.icc) } p { color: red }"
+                      "</style><p>x</p>",
+    "@page background": "<style>@page { background: url(URL/a.png) }</style><p>x</p>",
+    "list-style-image": "<style>li { list-style-image: url(URL/a.png) }</style><ul><li>x</ul>",
+    "content url()": "<style>p::before { content: url(URL/a.png) }</style><p>x</p>",
+    "border-image": "<style>p { border: 5px solid; border-image-source: url(URL/a.png) }"
+                    "</style><p>x</p>",
+    "link stylesheet": '<link rel="stylesheet" href="URL/a.css"><p>x</p>',
+    "link attachment": '<link rel="attachment" href="URL/a.txt"><p>x</p>',
+    "object": '<object data="URL/a.svg"></object>',
+    "embed": '<embed src="URL/a.svg">',
+    "iframe": '<iframe src="URL/a.html"></iframe>',
+    "svg image": '<svg width="10" height="10"><image href="URL/a.png" width="10" '
+                 'height="10"/></svg>',
+    "svg use": '<svg width="10" height="10"><use href="URL/a.svg#x"/></svg>',
+    "svg @import": '<svg width="10" height="10"><style>@import url(URL/a.css);</style>'
+                   '<rect width="5" height="5"/></svg>',
+    "image in a data: svg": '<img src="data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/'
+                            '2000/svg%22%3E%3Cimage href=%22URL/a.png%22 width=%2210%22 '
+                            'height=%2210%22/%3E%3C/svg%3E">',
+}
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_no_route_reaches_the_network_or_a_file_outside(
+        route: str, server: tuple[str, list[str]], tmp_path: Path) -> None:
+    url, requests = server
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("a.png", "a.css", "a.ttf", "a.icc", "a.txt", "a.svg", "a.html"):
+        (outside / name).write_text("SECRET", encoding="utf-8")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    for asked in (url, outside.as_uri()):
+        html = f"<html><body>{ROUTES[route].replace('URL', asked)}</body></html>"
+        pdf, found = html_to_pdf(html, pack)
+        assert requests == [], f"{route}: the server was asked for {requests}"
+        assert b"SECRET" not in pdf
+        refused = [f for f in found if f.code == "E052"]
+        if refused:  # refused with a message naming what was asked, and nothing written
+            assert refused[0].message.startswith(f"refused to fetch {asked}/")
+            assert pdf == b""
+        else:  # WeasyPrint cannot read the SVG, and says so; or it never asks for the
+            # resource at all (it draws no iframe and no external <use>)
+            assert route in {"svg use", "svg @import", "iframe"}, (route, found)
+            assert route != "svg @import" or any(f.code == "E075" for f in found)

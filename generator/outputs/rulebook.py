@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import io
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache, partial
@@ -22,7 +21,7 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from .. import TEMPLATES_DIR
+from .. import TEMPLATES_DIR, sandbox
 from ..assemble import impose_booklet
 from ..errors import Finding, PackError, display_path
 from ..faces import Faces
@@ -31,7 +30,8 @@ from ..geometry import Box, Geometry
 from ..impose import booklet_order
 from ..load import Deck, Game
 from ..parts import LaidOut, Part
-from ..render import Face, Renderer, compiled_templates, css_source
+from ..render import Face, Renderer, css_source
+from ..schema import Limits
 from .base import Document, File, OutputKind
 
 
@@ -50,17 +50,11 @@ def has_rulebook(game: Game) -> bool:
 
 
 @cache
-def _environment(root: Path) -> jinja2.Environment:
-    """Jinja for Markdown: the pack folder, its templates, then the shared ones; no escaping."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(root), str(root / "templates"), str(TEMPLATES_DIR)]),
-        autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=compiled_templates(),
-    )
+def _environment(root: Path, limits: Limits) -> jinja2.Environment:
+    """Jinja for Markdown, sandboxed: the pack folder, its templates, then the shared ones;
+    no escaping, as markdown-it escapes the text it is given."""
+    env = sandbox.environment([root, root / "templates", TEMPLATES_DIR], limits,
+                              autoescape=False, keep_trailing_newline=True)
     env.filters["cell"] = lambda value: str(value).replace("|", "\\|").replace("\n", " ")
     env.filters["signed"] = lambda value: f"{value:+d}" if isinstance(value, int) else f"{value:+}"
     return env
@@ -70,7 +64,7 @@ def rulebook_markdown(game: Game) -> str:
     """The rulebook's Markdown with every reference to the data filled in."""
     path = game.root / game.spec.rulebook.file
     where = display_path(path)
-    env = _environment(game.root)
+    env = _environment(game.root, game.spec.limits)
     context = {
         "game": game.spec,
         "rules": game.rules,
@@ -81,26 +75,10 @@ def rulebook_markdown(game: Game) -> str:
         "tables": game.spec.tables,
     }
     try:
-        return env.get_template(game.spec.rulebook.file).render(**context)
-    except jinja2.TemplateSyntaxError as exc:
-        raise PackError([Finding(display_path(exc.filename or path), exc.lineno,
-                                 f"rulebook: {exc.message}", code="E061")]) from None
-    except (jinja2.TemplateError, TypeError, ValueError) as exc:
-        filename, line = _template_line(exc, path)
-        raise PackError([Finding(display_path(filename) if filename else where, line,
-                                 f"rulebook: {exc}", code="E061")]) from None
-
-
-def _template_line(exc: BaseException, fallback: Path) -> tuple[str | None, int]:
-    """The template file and line a rendering error came from (Jinja rewrites tracebacks)."""
-    found: tuple[str | None, int] = (str(fallback), 0)
-    tb = exc.__traceback__ or sys.exc_info()[2]
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if filename.endswith((".md", ".j2")):
-            found = (filename, tb.tb_lineno)
-        tb = tb.tb_next
-    return found
+        return sandbox.render(env.get_template(game.spec.rulebook.file), game.spec.limits,
+                              **context)
+    except Exception as exc:  # noqa: BLE001 - the pack's Markdown may fail in any way
+        raise PackError([sandbox.failure(exc, (where, 0), "rulebook: ", "E061")]) from None
 
 
 def markdown_html(text: str) -> tuple[Markup, list[Heading]]:
@@ -127,7 +105,7 @@ def _renumbered(match: re.Match[str], offset: int) -> str:
 
 ANCHOR = re.compile(r' id="h(\d+)"')  # text cannot make one: Markdown escapes its quotes
 FENCE = re.compile(r"^ {0,3}(```|~~~)")
-LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:", re.MULTILINE)
+LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)  # one line: linear
 
 
 def _chapters(text: str) -> list[str]:
@@ -287,17 +265,17 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
         headings += [Heading(3, name, f"{gallery_id}-{index}") for name, _, index, _ in sections]
     context = renderer.page_context(fonts)
     font_size = 9 if booklet else 10
-    css = css_source("templates/rulebook.css.j2") + renderer.env.get_template(
-        "rulebook.css.j2").render(**context, page=page, margin=margin, font_size=font_size)
-    template = renderer.env.get_template("rulebook.html.j2")
+    css = css_source("templates/rulebook.css.j2") + renderer.render(
+        "rulebook.css.j2", {**context, "page": page, "margin": margin, "font_size": font_size})
 
     qr = qr_data_uri(game.spec.url) if game.spec.url else None
 
     def render(mode: str, **values: object) -> str:
         given = {"body": "", "gallery": [], "numbers": None, "folios": [], "face_keys": None,
                  **values}
-        return template.render(**context, mode=mode, rulebook_css=Markup(css), headings=headings,
-                               gallery_id=gallery_id, qr=qr, gap=FIGURE_GAP, **given)
+        return renderer.render("rulebook.html.j2", {
+            **context, "mode": mode, "rulebook_css": Markup(css), "headings": headings,
+            "gallery_id": gallery_id, "qr": qr, "gap": FIGURE_GAP, **given})
 
     return Rulebook(render, _pieces(body, sections), headings, faces.keys if figures else None)
 

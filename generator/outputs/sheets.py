@@ -67,15 +67,15 @@ class SheetsOutput(OutputKind):
         drawn into, or, without faces, holding its face's HTML."""
         job = self.job
         geometry, renderer = job.geometry, job.renderer
-        return renderer.env.get_template("sheets.html.j2").render(
+        return renderer.render("sheets.html.j2", {
             **renderer.page_context(job.fonts),
-            title=title,
-            paper=geometry.papers[job.paper],
-            sheets=sheets,
-            sizes={deck.spec.id: geometry.sizes[deck.spec.size] for deck in job.game.decks},
-            marks=lambda sheet: marks_svg(sheet, geometry),
-            face_keys=job.faces.keys if with_faces else None,
-        )
+            "title": title,
+            "paper": geometry.papers[job.paper],
+            "sheets": sheets,
+            "sizes": {deck.spec.id: geometry.sizes[deck.spec.size] for deck in job.game.decks},
+            "marks": lambda sheet: marks_svg(sheet, geometry),
+            "face_keys": job.faces.keys if with_faces else None,
+        })
 
     def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
         """The PDF, and its HTML when asked for."""

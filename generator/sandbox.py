@@ -1,0 +1,230 @@
+"""Jinja for a pack's templates: a sandbox that runs no Python, reads only the pack's own and
+the project's templates, and stops a template that runs too long or writes too much.
+
+Card templates, the rulebook's Markdown and its macros come from whoever made the pack, so
+they render in Jinja's immutable sandbox: no attribute that starts with `_`, no method that
+changes a list or a dict, and no operator or filter that builds a huge string or number at
+once. Time and output are bounded by the game's `limits`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.exceptions import SecurityError
+from jinja2.loaders import split_template_path
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from .errors import Finding, display_path
+from .files import FileRefused, inside, read_text
+from .schema import Limits
+
+TEMPLATE_SUFFIXES = (".j2", ".md")  # the files whose frames locate a template's line
+_FORMAT_WIDTH = re.compile(r"%[-#0 +]*(\*|\d{5,})|%[-#0 +]*\d*\.(\*|\d{5,})")
+
+
+class TemplateRefused(jinja2.TemplateError):
+    """A template the pack names that may not be read: outside the pack, not a regular file,
+    or too large."""
+
+    def __init__(self, path: Path, refused: FileRefused):
+        super().__init__(refused.message)
+        self.path = path
+        self.code = refused.code
+
+
+class TemplateLimit(Exception):
+    """A template ran past the time or output the game's limits allow."""
+
+
+class PackLoader(jinja2.BaseLoader):
+    """Templates from a list of folders, the first that has one winning; a template must be a
+    regular file inside its folder (a symlink out is refused) and no larger than the limit."""
+
+    def __init__(self, roots: Sequence[Path], max_bytes: int):
+        self.roots = [root.resolve() for root in roots if root.is_dir()]
+        self.max_bytes = max_bytes
+
+    def get_source(self, environment: jinja2.Environment,
+                   template: str) -> tuple[str, str, Callable[[], bool]]:
+        """The source of the first folder's `template`, its path, and whether it is unchanged."""
+        pieces = split_template_path(template)  # `..` is refused as not found
+        for root in self.roots:
+            path = root.joinpath(*pieces)
+            if not os.path.lexists(path):
+                continue
+            try:
+                name = display_path(path)
+                source = read_text(inside(path, [root], name=name), self.max_bytes, name=name)
+            except FileRefused as exc:
+                raise TemplateRefused(path, exc) from None
+            mtime = path.stat().st_mtime
+            return source, str(path), lambda path=path, mtime=mtime: _unchanged(path, mtime)
+        raise jinja2.TemplateNotFound(template)
+
+
+def _unchanged(path: Path, mtime: float) -> bool:
+    try:
+        return path.stat().st_mtime == mtime
+    except OSError:
+        return False
+
+
+class PackSandbox(ImmutableSandboxedEnvironment):
+    """The immutable sandbox, with the operators that could build a huge value checked first."""
+
+    intercepted_binops = frozenset(["*", "**", "%"])
+
+    def __init__(self, max_output: int, **options: Any):
+        super().__init__(**options)
+        self.max_output = max_output
+        for name in ("lipsum", "cycler", "joiner"):  # nothing a card needs, and a way in
+            self.globals.pop(name, None)
+        self.filters["center"] = self._bounded(self.filters["center"])
+        self.filters["indent"] = self._bounded(self.filters["indent"])
+        self.filters["format"] = self._formatting(self.filters["format"])
+
+    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any,
+                   right: Any) -> Any:
+        """`*` that repeats past the output limit, `**` past a few thousand bits and `%` with
+        a huge width are refused before they run."""
+        if operator == "*":
+            for times, repeated in ((left, right), (right, left)):
+                if isinstance(times, int) and isinstance(repeated, str | list | tuple) \
+                        and times * len(repeated) > self.max_output:
+                    raise SecurityError("a repetition past the template's output limit")
+        elif operator == "**" and _huge_power(left, right):
+            raise SecurityError(f"the power {left!r} ** {right!r} is too large")
+        elif operator == "%" and isinstance(left, str) and _FORMAT_WIDTH.search(left):
+            raise SecurityError("a format width or precision of 10,000 or more")
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: jinja2.runtime.Context, __obj: Any,  # noqa: N805
+             *args: Any, **kwargs: Any) -> Any:
+        """A call given a number past the output limit (`'x'.ljust(10**9)`) is refused."""
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, int) and abs(value) > __self.max_output:
+                raise SecurityError(f"a call with the number {value}, past the template's "
+                                    "output limit")
+        return super().call(__context, __obj, *args, **kwargs)
+
+    def _bounded(self, fill: Callable[..., Any]) -> Callable[..., Any]:
+        """A filter whose width argument may not pass the output limit."""
+
+        def bounded(value: Any, width: Any = 80, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(width, int) and abs(width) > self.max_output:
+                raise SecurityError(f"a width of {width}, past the template's output limit")
+            return fill(value, width, *args, **kwargs)
+
+        return bounded
+
+    @staticmethod
+    def _formatting(fill: Callable[..., Any]) -> Callable[..., Any]:
+        def formatting(value: Any, *args: Any, **kwargs: Any) -> Any:
+            if _FORMAT_WIDTH.search(str(value)):
+                raise SecurityError("a format width or precision of 10,000 or more")
+            return fill(value, *args, **kwargs)
+
+        return formatting
+
+
+def _huge_power(base: Any, exponent: Any) -> bool:
+    """Whether base ** exponent would be a number of more than 4,096 bits."""
+    if not isinstance(base, int | float) or not isinstance(exponent, int | float):
+        return False
+    if isinstance(exponent, float) or isinstance(base, float) or abs(base) < 2:
+        return False
+    return exponent * math.log2(abs(base)) > 4096
+
+
+def environment(roots: Sequence[Path], limits: Limits, **options: Any) -> PackSandbox:
+    """A sandboxed environment loading templates from `roots`, the first that has one winning;
+    a missing value is an error, never a blank."""
+    return PackSandbox(
+        max_output=int(limits.template_output_mb * 1_000_000),
+        loader=PackLoader(roots, limits.file_bytes),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        **options,
+    )
+
+
+def render(template: jinja2.Template, limits: Limits, **context: Any) -> str:
+    """A template's output, stopped with TemplateLimit when it runs past the game's time or
+    output limit."""
+    budget = int(limits.template_output_mb * 1_000_000)
+    chunks, size = [], 0
+    with _deadline(limits.template_seconds):
+        for chunk in template.generate(**context):
+            size += len(chunk)
+            if size > budget:
+                raise TemplateLimit(f"writes more than {limits.template_output_mb:g} MB "
+                                    "(`limits: template_output_mb` in game.yaml)")
+            chunks.append(chunk)
+    return "".join(chunks)
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise TemplateLimit in the block once `seconds` have passed (main thread, POSIX)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TemplateLimit(f"runs past {seconds:g} s (`limits: template_seconds` in "
+                            "game.yaml)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def template_line(exc: BaseException) -> tuple[str | None, int]:
+    """The template file and line an error came from (Jinja rewrites tracebacks so that its
+    frames carry them); (None, 0) when no template frame is found."""
+    if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
+        return exc.filename, exc.lineno
+    found: tuple[str | None, int] = (None, 0)
+    tb = exc.__traceback__ or sys.exc_info()[2]
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.endswith(TEMPLATE_SUFFIXES):
+            found = (filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+def failure(exc: Exception, where: tuple[str, int], subject: str, code: str) -> Finding:
+    """The finding for a template that fails: a sandbox breach or a limit (E062) at the
+    template's own line, a refused file at its own code, a syntax error (or any error, when
+    `where` has no line) at the template's line, anything else as `code` at `where` with the
+    template's line named."""
+    if isinstance(exc, TemplateRefused):
+        return Finding(where[0], where[1], f"{subject}{exc.message}", code=exc.code)
+    filename, line = template_line(exc)
+    message = exc.message if isinstance(exc, jinja2.TemplateError) and exc.message else str(exc)
+    if isinstance(exc, SecurityError | TemplateLimit):
+        prefix = "the sandbox refuses this: " if isinstance(exc, SecurityError) else "it "
+        path, at = (display_path(filename), line) if filename else where
+        return Finding(path, at, f"{subject}{prefix}{message}", code="E062")
+    if filename and (isinstance(exc, jinja2.TemplateSyntaxError) or not where[1]):
+        return Finding(display_path(filename), line, f"{subject}{message}", code=code)
+    named = f" (template {display_path(filename)}:{line})" if filename else ""
+    return Finding(where[0], where[1], f"{subject}{message}{named}", code=code)

@@ -1,0 +1,92 @@
+"""Files a pack names that would print wrong, or read what is not the pack's: each is an
+error at the line that names it, in `pnp validate` as in `pnp build`."""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from pathlib import Path
+
+from PIL import Image
+
+from generator.build import check
+
+from .conftest import edit
+
+
+def _found(cards: Path) -> list[str]:
+    return [str(finding) for finding in check("mini", cards).findings]
+
+
+def _with_art(cards: Path, name: str, data: bytes) -> Path:
+    """Give card S2 the art `name` holding `data`; return the deck file."""
+    pack = cards / "mini"
+    (pack / name).write_bytes(data)
+    spells = pack / "spells.yaml"
+    edit(spells, "- id: S2\n", f"- id: S2\n  art: {name}\n")
+    return spells
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that says it is width × height and holds nothing: what a decompression bomb's
+    header looks like."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(
+            ">I", zlib.crc32(kind + body))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IEND", b"")
+
+
+def test_a_corrupt_png_is_an_error_at_its_card(packs: Path, tmp_path: Path) -> None:
+    Image.new("RGB", (50, 50), "red").save(tmp_path / "good.png")
+    data = (tmp_path / "good.png").read_bytes()
+    spells = _with_art(packs, "broken.png", data[:60] + b"\0" * 40 + data[100:])
+    [found] = _found(packs)
+    assert found.startswith(f"{spells}:9: error: E075: card 'S2': art 'broken.png' is not an "
+                            "image Pillow can read (")
+
+
+def test_a_png_bomb_is_an_error_at_its_card(packs: Path) -> None:
+    spells = _with_art(packs, "bomb.png", _png_header(40000, 40000))
+    [found] = _found(packs)
+    assert found.startswith(f"{spells}:9: error: E075: card 'S2': art 'bomb.png' is too large "
+                            "to open (Image size (1600000000 pixels) exceeds limit")
+    (packs / "mini" / "bomb.png").write_bytes(_png_header(10000, 8000))
+    assert _found(packs) == [f"{spells}:9: error: E075: card 'S2': art 'bomb.png' is "
+                             "10000×8000 px, more than the limit of 50 million pixels "
+                             "(`limits: image_megapixels` in game.yaml)"]
+
+
+def test_an_svg_with_entities_or_links_out_is_an_error(packs: Path) -> None:
+    svg = ('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+           '<svg xmlns="http://www.w3.org/2000/svg"><text>&x;</text></svg>')
+    spells = _with_art(packs, "entity.svg", svg.encode())
+    assert _found(packs) == [f"{spells}:9: error: E075: card 'S2': art 'entity.svg' is an SVG "
+                             "that declares entities (external ones would read files)"]
+    linked = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/'
+              'xlink"><image xlink:href="../../secret.png" width="9" height="9"/></svg>')
+    (packs / "mini" / "entity.svg").write_text(linked, encoding="utf-8")
+    assert _found(packs) == [f"{spells}:9: error: E052: card 'S2': art 'entity.svg' is an SVG "
+                             "that links to ../../secret.png, outside the game pack"]
+
+
+def test_art_that_is_not_a_regular_file_is_refused(packs: Path) -> None:
+    pack = packs / "mini"
+    os.mkfifo(pack / "pipe.png")  # reading it would wait for ever
+    spells = pack / "spells.yaml"
+    edit(spells, "- id: S2\n", "- id: S2\n  art: pipe.png\n")
+    assert _found(packs) == [f"{spells}:9: error: E050: card 'S2': art 'pipe.png' is not a "
+                             "regular file"]
+
+
+def test_a_symlinked_rulebook_pointing_out_is_refused(packs: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("# SECRET\n", encoding="utf-8")
+    rulebook = packs / "mini" / "rulebook.md"
+    rulebook.unlink()
+    os.symlink(secret, rulebook)
+    found = _found(packs)
+    assert not any("SECRET" in line for line in found)
+    assert f"{rulebook}: error: E050: rulebook: 'cards/mini/rulebook.md' lies outside the game " \
+           "pack" in found or any("E050" in line and "rulebook" in line for line in found), found
