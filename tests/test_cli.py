@@ -125,3 +125,50 @@ def test_validate_says_what_it_could_not_check(packs: Path, tmp_path: Path, caps
     assert first.endswith("; nothing else was checked, as the rest depends on it")
     assert summary == ("mini: 1 errors, 0 warnings; not checked: everything past loading "
                        "(game.yaml or its rules do not load)")
+
+
+def test_a_bug_or_a_full_disk_is_one_line(packs: Path, tmp_path: Path, capsys,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from generator import build
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out"))
+
+    argv = ["--cards", str(packs), "validate", "mini", "--out", str(tmp_path / "out")]
+    monkeypatch.setattr(build, "validate_game", broken)
+    assert cli.main(argv) == 3
+    assert capsys.readouterr().err == ("pnp: internal error: RuntimeError: boom (a bug in pnp; "
+                                       "--debug shows the traceback)\n")
+    monkeypatch.setattr(build, "validate_game", full)
+    assert cli.main(argv) == 1
+    assert capsys.readouterr().err == (f"pnp: error: No space left on device: {tmp_path}/out; "
+                                       "nothing was written\n")
+    with pytest.raises(OSError):
+        cli.main(["--debug", *argv])
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_stop_pnp_like_ctrl_c(packs: Path, tmp_path: Path,
+                                                 name: str) -> None:
+    import signal
+    import time
+
+    from .conftest import give_template
+
+    give_template(packs / "mini", "{% for i in range(100000) %}{% for j in range(100000) %}"
+                                  "{% endfor %}{% endfor %}")  # busy for its 10 s limit
+    command = [sys.executable, "-m", "generator.cli", "--cards", str(packs), "build", "mini",
+               "--out", str(tmp_path / "out")]
+    running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    time.sleep(2)
+    running.send_signal(getattr(signal, name))
+    _, err = running.communicate(timeout=30)
+    assert running.returncode == 130, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out" / "mini").exists()
