@@ -258,3 +258,19 @@ def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | N
             booklet.docinfo["/Title"] = source.docinfo["/Title"]
         _prefer(booklet, SHORT_EDGE)  # landscape
         return _saved(booklet)
+
+
+def unsound(pdf: bytes) -> str | None:
+    """Why some bytes are not a PDF that qpdf opens as written, no repair attempted, with every
+    page found; None when they are."""
+    import pikepdf
+
+    try:
+        with pikepdf.open(io.BytesIO(pdf), attempt_recovery=False) as document:
+            pages = len(document.pages)
+            warnings = document.get_warnings()
+    except pikepdf.PdfError as exc:
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if warnings:
+        return str(warnings[0]).splitlines()[0]
+    return None if pages else "it has no pages"

@@ -10,20 +10,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR, outputs
-from .cache import BuildOptions, PartCache, input_digest, remember, write_atomic
-from .errors import Finding, PackError, display_path, errors_only
+from .assemble import unsound
+from .cache import BuildOptions, PartCache, input_digest, parts_folder
+from .errors import Finding, PackError, RenderError, display_path, errors_only
 from .execute import Assembled, Executor, Site
 from .fonts import load_fonts
 from .geometry import Box, load_geometry
 from .load import Game, line_of, load_game
-from .manifest import write_manifest
-from .outputs import Document, File, Job, OutputKind
+from .manifest import Output, Written, write_set
+from .outputs import Document, Job, OutputKind
 from .render import Renderer
 from .validate import validate
 from .workers import Workers
 
 Progress = Callable[[str], None]
-PARTS_DIR = ".parts"  # laid-out parts kept between builds, inside build/<game>/
 
 
 @dataclass
@@ -169,7 +169,8 @@ def build_game(
         game = checked.game
         progress(f"{name}: loaded and validated {sum(d.copies for d in game.decks)} cards "
                  f"in {len(game.decks)} decks ({len(warnings)} warnings)")
-        cache = PartCache(out_root / name / PARTS_DIR)
+        cache = PartCache(parts_folder(out_root, name), game.root,
+                          lambda message: progress(f"{name}: cache: {message}"))
         executor = Executor(game.root, checked.job.fonts, cache, pool,
                             keep_workers=workers is not None)
         results = run(plan(checked, executor), executor, progress, name)
@@ -178,16 +179,17 @@ def build_game(
         raise PackError(found if options.strict else errors_only(found))
     for finding in found:
         progress(str(finding))
-    files: list[File] = []
-    for kind, document, result in results:
-        files += kind.finish(document, result.pdf, result.pages)
-    out_dir = out_root / name
+    files = [Output(file.name, file.data, kind.name, file.entry) for kind, document, result
+             in results for file in kind.finish(document, result.pdf, result.pages)]
     for file in files:
-        write_atomic(out_dir / file.name, file.data)
-    manifest = write_manifest(out_dir, game.name, game.spec.version,
-                              [file.entry for file in files if file.entry is not None])
+        problem = unsound(file.data) if file.name.endswith(".pdf") else None
+        if problem:
+            raise RenderError(f"{name}: {file.name} was made unsound ({problem}); a bug in pnp")
+    out_dir = out_root / name
+    manifest = write_set(out_root, Written(name, game.spec.version, options.paper, digest, files,
+                                           frozenset(kind.name for kind in checked.kinds)),
+                         lambda message: progress(f"{name}: {message}"))
     cache.keep_only()
-    remember(out_dir, options.paper, digest, [file.name for file in files])
     progress(f"{name}: wrote {sum(file.entry is not None for file in files)} PDFs to {out_dir} "
              f"in {time.perf_counter() - started:.1f} s ({cache.hits} parts from the cache, "
              f"{cache.misses} laid out)")
@@ -205,17 +207,19 @@ class Report:
 
 def validate_game(name: str, cards_dir: Path = CARDS_DIR,
                   options: BuildOptions = BuildOptions(), out_root: Path = BUILD_DIR,
-                  workers: Workers | None = None) -> Report:
+                  workers: Workers | None = None,
+                  progress: Progress = lambda message: None) -> Report:
     """Every finding for a game: the checks on its data, then those on its laid-out pages,
-    for every card with no error of its own. Laid-out parts are kept for the next build; a
-    running `workers` pool is used and left running."""
+    for every card with no error of its own. Parts a build kept are taken; nothing is
+    written. A running `workers` pool is used and left running."""
     try:
         checked = check(name, cards_dir, options)
     except PackError as exc:
         return Report(exc.findings, ["everything past loading (game.yaml or its rules do not "
                                      "load)"])
     unchecked = list(checked.unchecked)
-    cache = PartCache(out_root / name / PARTS_DIR)
+    cache = PartCache(parts_folder(out_root, name), checked.game.root,
+                      lambda message: progress(f"{name}: cache: {message}"), read_only=True)
     with nullcontext(workers) if workers else Workers() as pool:
         executor = Executor(checked.game.root, checked.job.fonts, cache, pool,
                             keep_workers=workers is not None)

@@ -131,16 +131,38 @@ class Executor:
                            seconds)
         if not self.write or not document.parts or self.failed(every):
             return result  # nothing to join: not written, drawn by its kind, or failed
+        try:
+            pdf = self._joined(document)
+        except Exception as exc:  # parts kept that do not fit together: lay them out anew
+            kept = [part for part in every if part.key not in self.anew]
+            if not kept:
+                raise
+            why = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            self.cache.notice(f"the {len(kept)} parts of {document.file} taken from it did not "
+                              f"fit together ({why}); laid out again")
+            for part in kept:
+                self.cache.discard(part.key)
+                del self.done[part.key]
+            self.start(kept)
+            self.wait(kept)
+            pdf = self._joined(document)
+            pages = sum(self.done[part.key].pages for part in document.parts)
+        return Assembled(document.file, pdf, pages, result.parts, result.laid_out, seconds)
+
+    def _joined(self, document: Document) -> bytes:
+        """A document's parts joined, its faces drawn into them, its overlay over them; taken
+        from the cache when joined before from the same parts."""
+        laid = [self.done[part.key] for part in document.parts]
         overlay = self.done[document.overlay.key] if document.overlay else None
         shown = self._shown(document, laid)
         # keyed by the parts' bytes: a part laid out again for a changed image keeps its key
-        pieces = [self.done[part.key].pdf for part in every] + [json.dumps(
+        pieces = [self.done[part.key].pdf for part in document.every_part()] + [json.dumps(
             [(key, face.page, (face.width, face.height)) for key, face in sorted(shown.items())]
         ).encode(), str(document.duplex).encode()]
         key = part_key("\n".join(hashlib.sha256(piece).hexdigest() for piece in pieces))
         pdf = self.cache.joined(key, lambda: join(laid, shown, overlay, document.duplex))
         self.cache.used[document.file].append(key)
-        return Assembled(document.file, pdf, pages, result.parts, result.laid_out, seconds)
+        return pdf
 
     def _shown(self, document: Document, laid: list[LaidOut]) -> dict[str, FaceSource]:
         """Each face the parts draw: its faces part's PDF, its page there, and its size."""

@@ -7,6 +7,8 @@ the parts that changed. A mistake prints its findings and leaves the last good P
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,13 +24,19 @@ POLL = 0.05  # seconds between looks at the files' sizes and modification times
 
 
 def stamps(folders: list[Path]) -> dict[str, tuple[int, int]]:
-    """Every file under the folders, with its size and modification time."""
+    """Every file under the folders, with its size and modification time. A file or folder
+    that goes while it looks (an editor's temporary file) is left out, never an error."""
     found = {}
     for folder in folders:
-        for path in folder.rglob("*"):
-            if path.is_file() and not path.name.startswith("."):
-                info = path.stat()
-                found[str(path)] = (info.st_size, info.st_mtime_ns)
+        for parent, _, names in os.walk(folder):  # a folder it cannot read is skipped
+            for name in names:
+                path = os.path.join(parent, name)
+                try:
+                    info = os.stat(path)
+                except OSError:  # gone since it was listed, or a link to nothing
+                    continue
+                if stat.S_ISREG(info.st_mode) and not name.startswith("."):
+                    found[path] = (info.st_size, info.st_mtime_ns)
     return found
 
 

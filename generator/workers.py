@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -14,11 +18,45 @@ from . import PROJECT_ROOT, layout
 from .errors import RenderError
 from .parts import LaidOut
 
+ORPHAN_POLL = 0.5  # seconds between a worker's looks at whether its parent still runs
+PR_SET_PDEATHSIG = 1  # Linux prctl(2): the signal a process gets when its parent dies
 
-def _worker() -> None:
-    """A worker ignores Ctrl-C, which the main process handles for all, and loads WeasyPrint."""
+
+def _worker(parent: int, by_main_thread: bool) -> None:
+    """A worker ignores Ctrl-C, which the main process handles for all, ends quietly on
+    SIGTERM or SIGHUP (not through a handler the parent set), dies with its parent, and
+    loads WeasyPrint."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for stop in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if stop is not None:
+            signal.signal(stop, signal.SIG_DFL)
+    _die_with(parent, by_main_thread)
     layout.preload()
+
+
+def _die_with(parent: int, by_main_thread: bool) -> None:
+    """End this process when `parent` ends, however it ends (kill -9 included): on Linux the
+    kernel kills it at once, elsewhere a thread sees it within ORPHAN_POLL seconds.
+
+    Linux sends the signal when the *thread* that forked this process ends, so it is asked
+    for only when that was the parent's main thread, which lives as long as the parent.
+    """
+    if by_main_thread and sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the thread below still ends it
+    threading.Thread(target=_orphaned, args=(parent,), name="pnp-orphaned", daemon=True).start()
+    if os.getppid() != parent:  # it died before the watch began
+        os._exit(1)
+
+
+def _orphaned(parent: int) -> None:
+    """Wait for the parent to end, then end this process."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL)
+    os._exit(1)
 
 
 class Workers:
@@ -36,8 +74,10 @@ class Workers:
         """Start the processes now, each importing WeasyPrint."""
         cores = os.cpu_count() or 1
         if self._pool is None and cores > 1:
+            by_main_thread = threading.current_thread() is threading.main_thread()
             self._pool = ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork"),
-                                             initializer=_worker)
+                                             initializer=_worker,
+                                             initargs=(os.getpid(), by_main_thread))
             self._pool.submit(int)  # the processes start at the first task
         return self
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pypdfium2
 
-from generator.build import PARTS_DIR, BuildOptions, BuildResult, build_game
-from generator.cache import KEEP_BUILDS, PartCache
+from generator.build import BuildOptions, BuildResult, build_game
+from generator.cache import KEEP_BUILDS, PartCache, parts_folder
 from generator.parts import LaidOut, stamp
 
 from .conftest import MM, edit, give_template, page_texts, render_page
@@ -55,7 +55,7 @@ def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
     assert _counts(third, "cards-a4.pdf") == (4, 0, 5)
     assert _counts(third, "rulebook-a4.pdf") == (5, 0, 6)
 
-    parts = warm / "mini" / PARTS_DIR
+    parts = parts_folder(warm, "mini")
     index = json.loads((parts / "index.json").read_text(encoding="utf-8"))
     live = {key for keys in index["outputs"].values() for key in keys}
     kept = {path.stem for path in parts.iterdir() if path.name != "index.json"}
