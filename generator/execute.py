@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
+from urllib.parse import unquote, urlsplit
 
+from . import PROJECT_ROOT
 from .assemble import MM, FaceSource, join
 from .cache import PartCache
 from .errors import Finding
 from .faces import face_anchor
+from .files import FileRefused, read_text
 from .fonts import FontRegistry
 from .outputs import Document
 from .parts import Found, LaidOut, Part, part_key
+from .schema import Limits
 from .workers import Workers
 
 MIN_DPI = 300  # raster images print at least this sharp
@@ -203,4 +208,25 @@ def locate(found: Found, origin: str, sites: dict[str, Site]) -> Finding:
         return Finding(site.path, site.line, found.message, found.code)
     if found.path:
         return Finding(found.path, found.line, found.message, found.code)
-    return Finding(origin, 0, found.message, found.code)
+    return Finding(origin, _line_naming(origin, found.message), found.message, found.code)
+
+
+URL = re.compile(r"\b[a-z][a-z0-9+.-]*:[^\s'\"]+?(?=:?\s|'|\"|$)")
+
+
+def _line_naming(origin: str, message: str) -> int:
+    """The first line of the file a part comes from (the rulebook, a deck) that names the URL
+    a message is about, by the URL or by its file's name; 0 when none does."""
+    url = URL.search(message)
+    if url is None:
+        return 0
+    named = [url.group(), unquote(urlsplit(url.group()).path).rsplit("/", 1)[-1]]
+    try:
+        text = read_text(PROJECT_ROOT / origin, Limits().file_bytes)  # an absolute origin wins
+    except FileRefused:
+        return 0
+    for name in filter(None, named):
+        for number, line in enumerate(text.splitlines(), start=1):
+            if name in line:
+                return number
+    return 0

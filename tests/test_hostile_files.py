@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from generator import PROJECT_ROOT
 from generator.build import check
 
 from .conftest import edit
@@ -90,3 +91,23 @@ def test_a_symlinked_rulebook_pointing_out_is_refused(packs: Path, tmp_path: Pat
     assert not any("SECRET" in line for line in found)
     assert f"{rulebook}: error: E050: rulebook: 'cards/mini/rulebook.md' lies outside the game " \
            "pack" in found or any("E050" in line and "rulebook" in line for line in found), found
+
+
+def test_markdown_images_refused_are_each_told_at_their_line(packs: Path,
+                                                              tmp_path: Path) -> None:
+    from generator.build import validate_game
+
+    rulebook = packs / "mini" / "rulebook.md"
+    lines = len(rulebook.read_text(encoding="utf-8").splitlines())
+    with rulebook.open("a", encoding="utf-8") as text:
+        text.write("\n![a](http://127.0.0.1:9/a.png)\n\n![b](/etc/hostname)\n\n![c](gone.png)\n")
+    found = [str(f) for f in validate_game("mini", packs, out_root=tmp_path / "out").findings
+             if f.level == "error"]
+    assert found == [
+        f"{rulebook}:{lines + 2}: error: E052: refused to fetch http://127.0.0.1:9/a.png: only "
+        f"files inside {PROJECT_ROOT} or {packs / 'mini'} are allowed",
+        f"{rulebook}:{lines + 4}: error: E052: refused to fetch file:///etc/hostname: only "
+        f"files inside {PROJECT_ROOT} or {packs / 'mini'} are allowed",
+        f"{rulebook}:{lines + 6}: error: E075: {(packs / 'mini' / 'gone.png').as_uri()} does "
+        "not exist"]
+    assert not (tmp_path / "out").exists()  # validate writes nothing
