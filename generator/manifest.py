@@ -12,7 +12,6 @@ current set as it was, and what it left behind is deleted by the next build. A f
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -119,7 +118,6 @@ def _fill(new: Path, link: Path, current: Path | None, written: Written,
     files[MANIFEST] = {"sha256": sha256(text)}
     state = {"files": dict(sorted(files.items())), "papers": dict(sorted(papers.items()))}
     _put(new / STATE, (json.dumps(state, indent=1) + "\n").encode(), link / STATE)
-    _sync(new)
     return manifest
 
 
@@ -177,29 +175,16 @@ def _plain(name: str) -> bool:
 
 
 def _put(path: Path, data: bytes, shown: Path) -> None:
-    """Write a new file of the new set, to the disk before the set is put in place."""
+    """Write a file of the new set. It is not forced to the disk: a kill leaves the current
+    set whole, and after a power cut the hashes in the record tell the next build what to
+    make again."""
     if not _plain(path.name) and path.name != STATE:
         raise RenderError(f"an output may not be named {path.name!r}")
     try:
         with path.open("xb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
     except OSError as exc:
         raise RenderError(f"cannot write {shown}: {exc.strerror or exc}") from None
-
-
-def _sync(folder: Path) -> None:
-    """Have a folder's entries on the disk (where the system can)."""
-    try:
-        handle = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(handle)
-    finally:
-        os.close(handle)
 
 
 def _folder(path: Path, notice: Callable[[str], None]) -> None:
@@ -269,4 +254,8 @@ def _swap(link: Path, target: Path) -> None:
     temporary = target.parent / f".link.{os.getpid()}.tmp"
     temporary.unlink(missing_ok=True)
     os.symlink(os.path.relpath(target, link.parent), temporary)
-    os.replace(temporary, link)
+    try:
+        os.replace(temporary, link)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

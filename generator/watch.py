@@ -32,10 +32,10 @@ def stamps(folders: list[Path]) -> dict[str, tuple[int, int]]:
             for name in names:
                 path = os.path.join(parent, name)
                 try:
-                    info = os.stat(path)
+                    info = None if name.startswith(".") else os.stat(path)
                 except OSError:  # gone since it was listed, or a link to nothing
                     continue
-                if stat.S_ISREG(info.st_mode) and not name.startswith("."):
+                if info is not None and stat.S_ISREG(info.st_mode):
                     found[path] = (info.st_size, info.st_mtime_ns)
     return found
 

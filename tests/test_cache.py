@@ -4,12 +4,13 @@ same, byte for byte, as a cold build."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pypdfium2
 
-from generator.build import BuildOptions, BuildResult, build_game
-from generator.cache import KEEP_BUILDS, PartCache, parts_folder
+from generator.build import BuildOptions, BuildResult, build_game, validate_game
+from generator.cache import KEEP_BUILDS, PartCache, input_digest, is_fresh, parts_folder
 from generator.parts import LaidOut, stamp
 
 from .conftest import MM, edit, give_template, page_texts, render_page
@@ -140,3 +141,158 @@ def test_a_stylesheet_parsed_once_draws_the_same_pdf(packs: Path, monkeypatch) -
     sheet = sheets.parts[0].html
     imports = sheet.replace("<style>", "<style>\n@import url('style.css');", 1)
     assert layout._split_style(imports) == (imports, "")  # the file it reads is recorded
+
+
+def _kept(out: Path) -> dict[str, dict]:
+    """The records of every part and joined output kept for the tiny pack, by file name."""
+    folder = parts_folder(out, "mini")
+    return {path.stem: json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted(folder.glob("*.json")) if path.name != "index.json"}
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    """Every PDF of the tiny pack's output set, by name."""
+    return {path.name: path.read_bytes() for path in sorted((out / "mini").glob("*.pdf"))}
+
+
+def _swap(first: Path, second: Path) -> None:
+    """Swap two files' contents."""
+    data = first.read_bytes()
+    first.write_bytes(second.read_bytes())
+    second.write_bytes(data)
+
+
+def test_damaged_parts_and_outputs_are_made_again_never_copied(packs: Path, tmp_path: Path,
+                                                               pool) -> None:
+    """A kept PDF truncated, flipped or swapped, a record that is not JSON, an index that is
+    not one: each is told in one line, made again, and the outputs are a cold build's."""
+    def build(out: Path) -> list[str]:
+        said: list[str] = []
+        build_game("mini", out_root=out, cards_dir=packs, progress=said.append, workers=pool)
+        return [line for line in said if "cache:" in line]
+
+    build(tmp_path / "cold")
+    cold = _outputs(tmp_path / "cold")
+    out = tmp_path / "warm"
+    assert build(out) == []
+    folder, kept = parts_folder(out, "mini"), _kept(out)
+    faces = next(name for name, record in kept.items()
+                 if any(anchor.startswith("face-") for anchor in record.get("anchors", [])))
+    joined = [name for name, record in kept.items() if "pages" not in record]
+    sheets = [name for name, record in kept.items() if record.get("faces")]
+    chapters = [name for name, record in kept.items() if "h3" in record.get("anchors", {})
+                or "h1" in record.get("anchors", {})]
+    assert len(joined) == 2 and len(sheets) >= 2 and len(chapters) >= 2
+
+    pdf = folder / f"{faces}.pdf"
+    pdf.write_bytes(pdf.read_bytes()[:len(pdf.read_bytes()) // 2])  # truncated
+    cards = next(name for name in joined if (folder / f"{name}.pdf").read_bytes() == cold[
+        "cards-a4.pdf"])
+    flipped = bytearray((folder / f"{cards}.pdf").read_bytes())
+    flipped[len(flipped) // 3] ^= 0xFF
+    (folder / f"{cards}.pdf").write_bytes(bytes(flipped))
+    _swap(folder / f"{sheets[0]}.pdf", folder / f"{sheets[1]}.pdf")  # PDFs swapped
+    for suffix in (".pdf", ".json"):  # a whole part under another's name
+        _swap(folder / f"{chapters[0]}{suffix}", folder / f"{chapters[1]}{suffix}")
+    said = build(out)
+    assert f"mini: cache: part {faces[:8]}… was damaged (its PDF does not match its hash); " \
+           "laid out again" in said
+    assert f"mini: cache: joined output {cards[:8]}… was damaged (its PDF does not match its " \
+           "hash); joined again" in said
+    assert sum("its record is another part's" in line for line in said) == 2
+    assert len(said) == 6, said
+    assert _outputs(out) == cold
+
+    (folder / f"{faces}.json").write_text("{not json", encoding="utf-8")
+    (folder / "index.json").write_text('{"outputs": {"cards-a4.pdf": 3}, "recent": 1}',
+                                       encoding="utf-8")
+    said = build(out)
+    assert said == [f"mini: cache: part {faces[:8]}… was damaged (its record is not JSON of a "
+                    "part); laid out again", "mini: cache: index.json was damaged; it starts anew"]
+    assert _outputs(out) == cold
+    assert build(out) == []  # all sound again
+
+
+def test_a_kept_part_that_names_a_face_no_output_has_is_laid_out_again(packs: Path,
+                                                                      tmp_path: Path,
+                                                                      pool) -> None:
+    """A record sealed anew but naming a face that does not exist (written by hand, or by
+    another version) is not a KeyError: the parts that do not fit are laid out again."""
+    out = tmp_path / "out"
+    build_game("mini", out_root=out, cards_dir=packs, workers=pool)
+    before = _outputs(out)
+    cache = PartCache(parts_folder(out, "mini"), packs / "mini")
+    sheet = next(record for record in _kept(out).values() if record.get("faces"))
+    laid = cache.get(sheet["key"])
+    assert laid is not None
+    faces = [laid.faces[0]._replace(key="nowhere.9"), *laid.faces[1:]]
+    cache.put(sheet["key"], LaidOut(laid.pdf, laid.pages, laid.found, laid.files, laid.anchors,
+                                    laid.links, faces))
+    said: list[str] = []
+    build_game("mini", out_root=out, cards_dir=packs, progress=said.append, workers=pool)
+    assert any(line.startswith("mini: cache: the ") and "did not fit together (KeyError" in line
+               for line in said), said
+    assert _outputs(out) == before
+
+
+def test_a_cache_that_is_not_a_folder_is_an_empty_one(packs: Path, tmp_path: Path,
+                                                      pool) -> None:
+    """A file where the cache's folder goes is said once and replaced; pnp validate, which
+    writes nothing, reads no parts from it and leaves it."""
+    out = tmp_path / "out"
+    folder = parts_folder(out, "mini")
+    folder.parent.mkdir(parents=True)
+    folder.write_text("not a folder", encoding="utf-8")
+    report = validate_game("mini", packs, out_root=out, workers=pool)
+    assert report.findings == [] and folder.read_text(encoding="utf-8") == "not a folder"
+    said: list[str] = []
+    result = build_game("mini", out_root=out, cards_dir=packs, progress=said.append,
+                        workers=pool)
+    assert f"mini: cache: {folder} was not a folder; the cache starts anew" in said
+    assert result.laid_out == 9 and folder.is_dir()
+    assert build_game("mini", out_root=out, cards_dir=packs, workers=pool).laid_out == 0
+
+
+def test_two_packs_with_the_same_html_in_other_folders_share_no_part(packs: Path,
+                                                                     tmp_path: Path,
+                                                                     pool) -> None:
+    """The same HTML names the same image, relative to its own pack: built into one output
+    folder, the second pack prints its own image, not the first one's part."""
+    pack = packs / "mini"
+    give_template(pack, '<img src="art.svg" style="width: 20mm; height: 20mm">')
+    art = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" ' \
+          'height="10" fill="{}"/></svg>'
+    (pack / "art.svg").write_text(art.format("#12ab34"), encoding="utf-8")
+    other = tmp_path / "other"
+    shutil.copytree(packs, other)
+    (other / "mini" / "art.svg").write_text(art.format("#3456cd"), encoding="utf-8")
+    out = tmp_path / "out"
+    build_game("mini", out_root=out, cards_dir=packs, workers=pool)
+    second = build_game("mini", out_root=out, cards_dir=other, workers=pool)
+    assert second.output("cards-a4.pdf").laid_out == 3  # none of the first pack's parts
+    colours = {colour for _, colour in render_page(out / "mini" / "cards-a4.pdf", 0,
+                                                   dpi=100).getcolors(1 << 24)}
+    assert (0x34, 0x56, 0xCD) in colours and (0x12, 0xAB, 0x34) not in colours
+
+
+def test_up_to_date_means_the_outputs_are_as_written(packs: Path, tmp_path: Path,
+                                                     pool) -> None:
+    """A truncated or edited output is not up to date, however the inputs stand."""
+    options = BuildOptions()
+    digest = input_digest(packs / "mini", options)
+    out = tmp_path / "out"
+    build_game("mini", options, out_root=out, cards_dir=packs, workers=pool)
+    assert is_fresh(out / "mini", "a4", digest)
+    assert not is_fresh(out / "mini", "letter", digest)
+    pdf = out / "mini" / "cards-a4.pdf"
+    whole = pdf.read_bytes()
+    pdf.write_bytes(whole[:-1000])
+    assert not is_fresh(out / "mini", "a4", digest)
+    pdf.write_bytes(whole)
+    assert is_fresh(out / "mini", "a4", digest)
+    manifest = out / "mini" / "manifest.json"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    assert not is_fresh(out / "mini", "a4", digest)
+    build_game("mini", options, out_root=out, cards_dir=packs, workers=pool)
+    assert is_fresh(out / "mini", "a4", digest)
+    assert pdf.read_bytes() == whole

@@ -3,12 +3,15 @@ layout process that died is replaced."""
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,3 +130,102 @@ def test_warmed_processes_have_laid_out_every_font() -> None:
             used = {str(font.BaseFont).split("+", 1)[1]
                     for font in document.pages[0].Resources.Font.values()}
         assert used == {"f0", "f1-Bold", "f2"}  # each font file its own face, none a fallback
+
+
+ORPHANS = """
+import sys, threading, time
+from generator.workers import Workers
+workers = Workers()
+if sys.argv[1] == "thread":  # started off the main thread: no prctl, the watching thread only
+    threading.Thread(target=workers.start).start()
+    while workers._pool is None:
+        time.sleep(0.01)
+else:
+    workers.start()
+pool = workers._pool
+pool.submit(int).result()
+print(" ".join(str(pid) for pid in pool._processes), flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting for its reaper does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists() or (os.cpu_count() or 1) < 2,
+                    reason="needs /proc and two cores (one core starts no worker processes)")
+@pytest.mark.parametrize("started", ["main", "thread"])
+def test_workers_end_when_their_parent_is_killed(started: str) -> None:
+    """kill -9 of the process that started the workers: they are gone within seconds, by the
+    kernel's signal (started on the main thread) or by their own watch (on another thread)."""
+    parent = subprocess.Popen([sys.executable, "-c", ORPHANS, started], stdout=subprocess.PIPE,
+                              text=True)
+    assert parent.stdout is not None
+    pids = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(pids) == os.cpu_count() and all(_alive(pid) for pid in pids)
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def test_a_scan_survives_files_and_folders_that_come_and_go(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """An editor's temporary file gone between listing and looking, a folder removed while it
+    is walked: left out, never an error."""
+    import threading
+
+    from generator import watch
+
+    kept = tmp_path / "pack" / "game.yaml"
+    (tmp_path / "pack" / "art").mkdir(parents=True)
+    kept.write_text("title: x\n", encoding="utf-8")
+    gone = tmp_path / "pack" / "4913"  # as vim probes whether it may write a folder
+    gone.write_text("", encoding="utf-8")
+    real_stat, real_scandir, looked = os.stat, os.scandir, []
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path) == str(gone) and looked:  # there when first looked at, then gone
+            raise FileNotFoundError(errno.ENOENT, "gone", str(path))
+        looked.append(str(path) == str(gone))
+        return real_stat(path, *args, **kwargs)
+
+    def scandir(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
+        if str(path).endswith("art"):  # listed in its parent, removed before it is read
+            raise FileNotFoundError(errno.ENOENT, "gone", str(path))
+        return real_scandir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = watch.stamps([tmp_path / "pack", tmp_path / "missing"])
+    monkeypatch.undo()
+    assert str(kept) in found and len(found) <= 2  # the file gone counts as it was seen
+
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            folder = tmp_path / "pack" / "art"
+            folder.mkdir(exist_ok=True)
+            for index in range(20):
+                (folder / f"{index}.tmp").write_bytes(b"x")
+            shutil.rmtree(folder, ignore_errors=True)
+            (tmp_path / "pack" / "4913").write_bytes(b"")  # as vim probes a folder
+            (tmp_path / "pack" / "4913").unlink()
+
+    churning = threading.Thread(target=churn)
+    churning.start()
+    try:
+        for _ in range(300):
+            assert str(kept) in watch.stamps([tmp_path / "pack"])
+    finally:
+        stop.set()
+        churning.join()

@@ -1,0 +1,320 @@
+"""A game's outputs are written as one set, put in place at once: a build that fails, is
+killed or finds the disk full leaves the last set whole; what it left is cleaned up next time;
+`pnp validate` writes nothing; the clock never changes an output."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pypdf import PdfReader
+
+from generator import cli, manifest
+from generator.assemble import unsound
+from generator.build import BuildOptions, build_game, validate_game
+from generator.cache import STATE, parts_folder
+from generator.errors import RenderError
+from generator.manifest import SETS
+from generator.workers import Workers
+
+from .conftest import edit
+
+
+def _build(packs: Path, out: Path, pool: Workers, paper: str = "a4", said: list[str] | None = None
+           ) -> dict:
+    """Build the tiny pack; its manifest."""
+    return build_game("mini", BuildOptions(paper=paper), out_root=out, cards_dir=packs,
+                      progress=(said.append if said is not None else lambda message: None),
+                      workers=pool).manifest
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file of an output set, hidden ones included, by name."""
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def _sets(out: Path) -> list[str]:
+    """What the tiny pack's sets folder holds, its lock left out."""
+    return sorted(path.name for path in (out / SETS / "mini").iterdir() if path.name != ".lock")
+
+
+def test_every_file_of_the_manifest_is_the_set(packs: Path, tmp_path: Path, pool) -> None:
+    """Two papers in one set: the manifest lists exactly the PDFs there, with their pages, and
+    the record holds each file's hash; build/<game> is a link to the set."""
+    out = tmp_path / "out"
+    _build(packs, out, pool, "letter")
+    listed = _build(packs, out, pool)
+    assert (out / "mini").is_symlink() and os.readlink(out / "mini") == f"{SETS}/mini/2"
+    assert _sets(out) == ["2"]  # the first set is gone
+    pdfs = sorted(path.name for path in (out / "mini").glob("*.pdf"))
+    assert pdfs == ["cards-a4.pdf", "cards-letter.pdf", "rulebook-a4.pdf",
+                    "rulebook-letter.pdf"]
+    assert json.loads((out / "mini" / "manifest.json").read_text(encoding="utf-8")) == listed
+    assert [entry["file"] for entry in listed["outputs"]] == pdfs
+    for entry in listed["outputs"]:
+        path = out / "mini" / entry["file"]
+        assert unsound(path.read_bytes()) is None
+        assert len(PdfReader(path).pages) == entry["pages"], entry["file"]
+    state = json.loads((out / "mini" / STATE).read_text(encoding="utf-8"))
+    for name, info in state["files"].items():
+        assert hashlib.sha256((out / "mini" / name).read_bytes()).hexdigest() == info["sha256"]
+    assert sorted(state["files"]) == [*pdfs[:2], "manifest.json", *pdfs[2:]]
+    assert sorted(state["papers"]) == ["a4", "letter"]
+
+
+def test_a_file_the_build_no_longer_makes_goes(packs: Path, tmp_path: Path, pool) -> None:
+    """The rulebook deleted: the next build's set and manifest have no rulebook; another
+    paper's files stay, and a build of only some kinds keeps the others of its paper."""
+    out = tmp_path / "out"
+    _build(packs, out, pool, "letter")
+    _build(packs, out, pool)
+    (packs / "mini" / "rulebook.md").unlink()
+    listed = _build(packs, out, pool)
+    assert [entry["file"] for entry in listed["outputs"]] == [
+        "cards-a4.pdf", "cards-letter.pdf", "rulebook-letter.pdf"]
+    assert sorted(path.name for path in (out / "mini").iterdir()) == [
+        ".state.json", "cards-a4.pdf", "cards-letter.pdf", "manifest.json",
+        "rulebook-letter.pdf"]
+    edit(packs / "mini" / "spells.yaml", "火球术", "炎爆术")
+    only = build_game("mini", BuildOptions(only=("sheets",)), out_root=out, cards_dir=packs,
+                      workers=pool).manifest
+    assert [entry["file"] for entry in only["outputs"]] == [entry["file"] for entry in
+                                                            listed["outputs"]]
+
+
+def test_a_new_version_leaves_the_old_papers_out(packs: Path, tmp_path: Path, pool) -> None:
+    """Another paper's PDFs of an older version are not carried into the new set."""
+    out = tmp_path / "out"
+    _build(packs, out, pool, "letter")
+    edit(packs / "mini" / "game.yaml", "version: t1", "version: t2")
+    listed = _build(packs, out, pool)
+    assert [entry["file"] for entry in listed["outputs"]] == ["cards-a4.pdf", "rulebook-a4.pdf"]
+    assert not (out / "mini" / "cards-letter.pdf").exists()
+
+
+def _fail_on_second_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the write phase fail after the first file of the new set."""
+    written: list[Path] = []
+    real = manifest._put
+
+    def put(path: Path, data: bytes, shown: Path) -> None:
+        if written:
+            raise RuntimeError("stopped in the middle of writing the set")
+        written.append(path)
+        real(path, data, shown)
+
+    monkeypatch.setattr(manifest, "_put", put)
+
+
+def test_a_build_that_fails_while_writing_leaves_the_last_set_whole(
+        packs: Path, tmp_path: Path, pool, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    _build(packs, out, pool)
+    before = _files(out / "mini")
+    edit(packs / "mini" / "spells.yaml", "火球术", "炎爆术")
+    _fail_on_second_file(monkeypatch)
+    with pytest.raises(RuntimeError, match="in the middle"):
+        _build(packs, out, pool)
+    assert _files(out / "mini") == before
+    assert _sets(out) == ["1"]  # the unfinished set is deleted
+    monkeypatch.undo()
+    _build(packs, out, pool)
+    assert _files(out / "mini")["cards-a4.pdf"] != before["cards-a4.pdf"]
+
+
+KILLED = """
+import os, signal, sys
+from pathlib import Path
+from generator import manifest
+from generator.build import build_game
+real = manifest._put
+def put(path, data, shown):
+    real(path, data, shown)
+    os.kill(os.getpid(), signal.SIGKILL)  # kill -9 with one file of the new set written
+manifest._put = put
+build_game("mini", out_root=Path(sys.argv[2]), cards_dir=Path(sys.argv[1]))
+"""
+
+
+def test_a_build_killed_while_writing_leaves_the_last_set_whole(packs: Path, tmp_path: Path,
+                                                                pool) -> None:
+    """kill -9 in the write phase: every file of the last set and its manifest as they were;
+    the next build deletes the unfinished set and the temporary files of dead processes."""
+    out = tmp_path / "out"
+    _build(packs, out, pool)
+    before = _files(out / "mini")
+    edit(packs / "mini" / "spells.yaml", "火球术", "炎爆术")
+    killed = subprocess.run([sys.executable, "-c", KILLED, str(packs), str(out)],
+                            capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -9, killed.stderr
+    assert _files(out / "mini") == before
+    assert _sets(out) == ["1", "2"]  # the unfinished set, left by the kill
+    leftover = parts_folder(out, "mini") / ".abc.pdf.99999999.x1y2z3.tmp"  # no such process
+    leftover.write_bytes(b"half")
+    said: list[str] = []
+    _build(packs, out, pool, said=said)
+    assert _sets(out) == [Path(os.readlink(out / "mini")).name]  # the unfinished set is gone
+    assert not leftover.exists()
+    assert "炎爆术" in "".join(page.extract_text() for page in PdfReader(
+        out / "mini" / "cards-a4.pdf").pages)
+    assert not [line for line in said if "damaged" in line]
+
+
+def test_a_full_disk_is_one_line_and_the_last_set_stands(
+        packs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """ENOSPC while writing a PDF: `pnp build` says which file in one line, exits 1, and the
+    last set is whole, with no unfinished one left."""
+    out = tmp_path / "out"
+    command = ["--cards", str(packs), "build", "mini", "--out", str(out), "--force"]
+    assert cli.main(command) == 0
+    before = _files(out / "mini")
+    real = Path.open
+
+    def full(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "x" in mode:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", full)
+    capsys.readouterr()
+    assert cli.main(command) == 1
+    err = capsys.readouterr().err
+    assert err.endswith(f"pnp: error: cannot write {out / 'mini' / 'cards-a4.pdf'}: No space "
+                        "left on device; nothing was written\n"), err
+    assert "Traceback" not in err
+    assert _files(out / "mini") == before and _sets(out) == ["1"]
+
+
+def test_a_read_only_output_folder_is_one_error_and_the_last_set_stands(
+        packs: Path, tmp_path: Path, pool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link cannot be replaced (a read-only folder): a RenderError naming it, the last
+    set whole and the new one deleted."""
+    out = tmp_path / "out"
+    _build(packs, out, pool)
+    before = _files(out / "mini")
+    real = os.replace
+
+    def refuse(source: Any, target: Any, *args: Any, **kwargs: Any) -> None:
+        if Path(target) == out / "mini":
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(target))
+        real(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(RenderError, match=rf"^cannot write {out / 'mini'}: Read-only file "
+                                          "system$"):
+        _build(packs, out, pool)
+    assert _files(out / "mini") == before and _sets(out) == ["1"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes whatever the permissions")
+def test_a_folder_without_write_permission_is_one_error(packs: Path, tmp_path: Path,
+                                                        pool) -> None:
+    out = tmp_path / "out"
+    _build(packs, out, pool)
+    before = _files(out / "mini")
+    out.chmod(0o555)
+    try:
+        with pytest.raises(RenderError, match="^cannot write .*: Permission denied$"):
+            _build(packs, out, pool)
+    finally:
+        out.chmod(0o755)
+    assert _files(out / "mini") == before
+
+
+def test_an_output_folder_of_an_older_version_becomes_the_first_set(packs: Path,
+                                                                    tmp_path: Path,
+                                                                    pool) -> None:
+    """build/<game> a real folder, with the old cache inside: its other paper's PDFs are
+    kept, the rest goes."""
+    new, old = tmp_path / "new", tmp_path / "old"
+    _build(packs, new, pool, "letter")
+    shutil.copytree(new / "mini", old / "mini")  # the files, not the link
+    (old / "mini" / STATE).unlink()
+    (old / "mini" / ".parts").mkdir()
+    (old / "mini" / ".parts" / "index.json").write_text("{}", encoding="utf-8")
+    (old / "mini" / ".inputs-letter.json").write_text("{}", encoding="utf-8")
+    listed = _build(packs, old, pool)
+    assert (old / "mini").is_symlink() and _sets(old) == ["2"]
+    assert sorted(path.name for path in (old / "mini").iterdir()) == [
+        ".state.json", "cards-a4.pdf", "cards-letter.pdf", "manifest.json", "rulebook-a4.pdf",
+        "rulebook-letter.pdf"]
+    assert len(listed["outputs"]) == 4
+    for name in ("cards-letter.pdf", "rulebook-letter.pdf"):
+        assert (old / "mini" / name).read_bytes() == (new / "mini" / name).read_bytes()
+
+
+def test_whatever_stands_where_the_sets_go_is_replaced(packs: Path, tmp_path: Path,
+                                                       pool) -> None:
+    """A file where build/<game> or the sets folder go, a link out of the output folder: each
+    said in one line and replaced; what a link pointed to is left alone."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mini").write_text("a file", encoding="utf-8")
+    (out / SETS).write_text("a file", encoding="utf-8")
+    said: list[str] = []
+    _build(packs, out, pool, said=said)
+    assert f"mini: {out / SETS} was not a folder; replaced" in said
+    assert f"mini: {out / 'mini'} was not a folder; replaced" in said
+    assert (out / "mini" / "cards-a4.pdf").is_file()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine", encoding="utf-8")
+    (out / "mini").unlink()
+    (out / "mini").symlink_to(elsewhere)
+    said.clear()
+    _build(packs, out, pool, said=said)
+    assert f"mini: {out / 'mini'} pointed elsewhere than its sets; replaced" in said
+    assert [path.name for path in elsewhere.iterdir()] == ["keep.txt"]
+    assert (out / "mini" / "cards-a4.pdf").is_file()
+
+
+def _tree(folder: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file and link under a folder, with its modification time and content."""
+    return {str(path.relative_to(folder)): (path.lstat().st_mtime_ns, b"" if path.is_dir() else
+                                            path.read_bytes())
+            for path in sorted(folder.rglob("*"))}
+
+
+def test_validate_writes_nothing(packs: Path, tmp_path: Path, pool) -> None:
+    """No output folder made; one with a build's parts is read, not written, even where a
+    part is damaged."""
+    out = tmp_path / "out"
+    assert validate_game("mini", packs, out_root=out, workers=pool).findings == []
+    assert not out.exists()
+    _build(packs, out, pool)
+    edit(packs / "mini" / "spells.yaml", "火球术", "炎爆术")  # a part no build laid out
+    for damaged in parts_folder(out, "mini").glob("*.pdf"):
+        damaged.write_bytes(damaged.read_bytes()[:100])
+    before = _tree(out)
+    said: list[str] = []
+    report = validate_game("mini", packs, out_root=out, workers=pool, progress=said.append)
+    assert report.findings == []
+    assert any("was damaged" in line for line in said), said
+    assert _tree(out) == before
+
+
+def test_the_clock_never_changes_an_output(packs: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """SOURCE_DATE_EPOCH and the time of day do not reach any file, the dice included; the
+    workers are started (forked) after each change."""
+    with (packs / "mini" / "game.yaml").open("a", encoding="utf-8") as game:
+        game.write("dice:\n  - {id: d6, name: 六面骰, count: 1, edge: 20}\n")
+    sets = []
+    for epoch, now in (("0", 1e9), ("2000000000", 1.7e9)):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+        monkeypatch.setattr(time, "time", lambda now=now: now)
+        out = tmp_path / epoch
+        build_game("mini", out_root=out, cards_dir=packs)
+        sets.append(_files(out / "mini"))
+    assert sorted(sets[0]) == [".state.json", "cards-a4.pdf", "dice-a4.pdf", "manifest.json",
+                               "rulebook-a4.pdf"]
+    assert sets[0] == sets[1]
