@@ -14,9 +14,9 @@ from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from . import PROJECT_ROOT
-from .assemble import MM, FaceSource, join
+from .assemble import MM, FaceSource, join, unsound
 from .cache import PartCache
-from .errors import Finding
+from .errors import Finding, RenderError
 from .faces import face_anchor
 from .files import FileRefused, read_text
 from .fonts import FontRegistry
@@ -165,7 +165,15 @@ class Executor:
             [(key, face.page, (face.width, face.height)) for key, face in sorted(shown.items())]
         ).encode(), str(document.duplex).encode()]
         key = part_key("\n".join(hashlib.sha256(piece).hexdigest() for piece in pieces))
-        pdf = self.cache.joined(key, lambda: join(laid, shown, overlay, document.duplex))
+
+        def joined() -> bytes:  # checked before it is kept, so a bad join is never taken again
+            pdf = join(laid, shown, overlay, document.duplex)
+            problem = unsound(pdf)
+            if problem:
+                raise RenderError(f"{document.file} was joined unsound ({problem}); a bug in pnp")
+            return pdf
+
+        pdf = self.cache.joined(key, joined)
         self.cache.used[document.file].append(key)
         return pdf
 

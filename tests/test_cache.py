@@ -3,9 +3,12 @@ same, byte for byte, as a cold build."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pypdfium2
 
@@ -235,10 +238,11 @@ def test_a_kept_part_that_names_a_face_no_output_has_is_laid_out_again(packs: Pa
     assert _outputs(out) == before
 
 
-def test_a_cache_that_is_not_a_folder_is_an_empty_one(packs: Path, tmp_path: Path,
-                                                      pool) -> None:
-    """A file where the cache's folder goes is said once and replaced; pnp validate, which
-    writes nothing, reads no parts from it and leaves it."""
+def test_a_cache_that_is_not_a_folder_is_an_empty_one(packs: Path, tmp_path: Path, pool,
+                                                      monkeypatch) -> None:
+    """A file where the cache's folder goes is said once and replaced (pnp validate, which
+    writes nothing, reads no parts from it and leaves it); a folder it may not read is an
+    empty cache."""
     out = tmp_path / "out"
     folder = parts_folder(out, "mini")
     folder.parent.mkdir(parents=True)
@@ -251,6 +255,21 @@ def test_a_cache_that_is_not_a_folder_is_an_empty_one(packs: Path, tmp_path: Pat
     assert f"mini: cache: {folder} was not a folder; the cache starts anew" in said
     assert result.laid_out == 9 and folder.is_dir()
     assert build_game("mini", out_root=out, cards_dir=packs, workers=pool).laid_out == 0
+
+    real = os.listdir
+
+    def refused(path: Any = ".") -> list[str]:
+        if Path(path) == folder:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "listdir", refused)  # a folder it may not read
+    said.clear()
+    result = build_game("mini", out_root=out, cards_dir=packs, progress=said.append,
+                        workers=pool)
+    assert f"mini: cache: {folder} cannot be used (Permission denied); everything is laid " \
+           "out anew" in said
+    assert result.laid_out == 9
 
 
 def test_two_packs_with_the_same_html_in_other_folders_share_no_part(packs: Path,

@@ -318,3 +318,36 @@ def test_the_clock_never_changes_an_output(packs: Path, tmp_path: Path,
     assert sorted(sets[0]) == [".state.json", "cards-a4.pdf", "dice-a4.pdf", "manifest.json",
                                "rulebook-a4.pdf"]
     assert sets[0] == sets[1]
+
+
+def test_an_unsound_pdf_is_never_written_nor_kept(packs: Path, tmp_path: Path, pool,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys) -> None:
+    """A join that gives a PDF qpdf cannot open, or an output that does not open when it is
+    to be written: one line, the last set whole, and nothing bad kept for the next build."""
+    from generator import build, execute
+
+    out = tmp_path / "out"
+    _build(packs, out, pool)
+    before = _files(out / "mini")
+    edit(packs / "mini" / "spells.yaml", "火球术", "炎爆术")
+    real = execute.join
+    monkeypatch.setattr(execute, "join", lambda *args: real(*args)[:-2000])
+    with pytest.raises(RenderError, match=r"^cards-a4\.pdf was joined unsound \(.*xref.*\); a "
+                                          r"bug in pnp$"):
+        _build(packs, out, pool)
+    assert _files(out / "mini") == before
+    monkeypatch.undo()
+
+    monkeypatch.setattr(build, "unsound", lambda pdf: "it does not open" if len(pdf) < 30000
+                        else None)  # the cards, not the rulebook
+    command = ["--cards", str(packs), "build", "mini", "--out", str(out)]
+    capsys.readouterr()
+    assert cli.main(command) == 1
+    assert capsys.readouterr().err.endswith(
+        "\npnp: error: mini: cards-a4.pdf was made unsound (it does not open); a bug in pnp; "
+        "nothing was written\n")
+    assert _files(out / "mini") == before
+    monkeypatch.undo()
+    _build(packs, out, pool)
+    assert unsound((out / "mini" / "cards-a4.pdf").read_bytes()) is None
