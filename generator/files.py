@@ -8,6 +8,7 @@ folder), and never read past the size limit.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -58,12 +59,16 @@ def _unreadable(path: Path, name: str | None, exc: Exception) -> FileRefused:
     if isinstance(exc, FileNotFoundError):
         return FileRefused("E001", "file not found" if name is None
                            else f"{_called(path, name)} not found")
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "symlink loop"
-    return FileRefused("E001", f"cannot read {_called(path, name)}: {reason.lower()}")
+    loop = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP
+    reason = "symlink loop" if loop else getattr(exc, "strerror", None) or str(exc)
+    return FileRefused("E001", f"{_called(path, name)} cannot be read: {reason.lower()}")
 
 
-def _megabytes(size: float) -> str:
-    return f"{size / 1_000_000:.1f}".removesuffix(".0")
+def _size(size: int) -> str:
+    """A file's size as a message tells it: in MB, as the limit is given, or in bytes."""
+    if size < 100_000:
+        return f"{size} bytes"
+    return f"{size / 1_000_000:.1f}".removesuffix(".0") + " MB"
 
 
 def read_bytes(path: Path, limit: int, *, name: str | None = None) -> bytes:
@@ -115,8 +120,8 @@ def _too_big(path: Path, name: str | None, size: int, limit: int,
              over: bool = False) -> FileRefused:
     """The finding for a file over the size limit."""
     told = "more than " if over else ""
-    return FileRefused("E006", f"{_called(path, name)} is {told}{_megabytes(size)} MB, over the "
-                       f"limit of {_megabytes(limit)} MB (`limits: file_mb` in game.yaml)")
+    return FileRefused("E006", f"{_called(path, name)} is {told}{_size(size)}, over the limit "
+                       f"of {_size(limit)} (`limits: file_mb` in game.yaml)")
 
 
 def decode(data: bytes) -> str:

@@ -34,8 +34,9 @@ class LineList(list):
 
 
 _SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # LibYAML
+_LIBYAML = _SafeLoader is not yaml.SafeLoader
 _INT_TAG = "tag:yaml.org,2002:int"
-_RESOLVER = yaml.resolver.Resolver()
+_KEY_SHAPE = "a key must be a plain value, not a list or a mapping"
 
 
 class _Refused(Exception):
@@ -67,7 +68,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.Node) -> LineDict:
     for key_node, value_node in node.value:
         line = key_node.start_mark.line + 1
         if not isinstance(key_node, yaml.ScalarNode):
-            raise _Refused(line, "a key must be a plain value, not a list or a mapping", "E005")
+            raise _Refused(line, _KEY_SHAPE, "E005")  # the event walk finds it first
         key = loader.construct_object(key_node, deep=True)
         if key in data:
             loader.duplicates.append((line, f"duplicate key '{key}'"))
@@ -95,7 +96,7 @@ def _construct_int(loader: _LineLoader, node: yaml.Node) -> Any:
         if len(digits) > limit:
             raise _Refused(node.start_mark.line + 1, f"an integer of {len(digits)} digits, over "
                            f"the limit of {limit} (`limits: integer_digits` in game.yaml)", "E006")
-    return _scalar(yaml.constructor.SafeConstructor.construct_yaml_int)(loader, node)
+    return _INT(loader, node)
 
 
 def _scalar(construct: Any) -> Any:
@@ -117,6 +118,7 @@ def _scalar(construct: Any) -> Any:
 
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+_INT = _scalar(yaml.constructor.SafeConstructor.construct_yaml_int)
 _LineLoader.add_constructor(_INT_TAG, _construct_int)
 for _tag in ("bool", "float", "timestamp", "binary"):
     _LineLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _scalar(
@@ -129,14 +131,17 @@ class _Open:
 
     anchor: str | None
     start: int  # the nodes counted before it
+    mapping: bool
+    children: int = 0  # in a mapping, keys and values alternate
     height: int = 0  # how deep the collections inside it nest
 
 
 def _check_events(text: str, limits: Limits) -> None:
     """Walk the YAML's events before anything is built, raising _Refused where mappings and
-    lists nest past the limit, or where the nodes, each alias expanded, pass it. Linear: an
-    anchor's expanded size and height are remembered and an alias adds them, and the walk
-    stops where a limit is crossed (so 100,000 nested `[` are never composed)."""
+    lists nest past the limit, where the nodes, each alias expanded, pass it, or where a key
+    is a list or a mapping. Linear: an anchor's expanded size and height are remembered and
+    an alias adds them; the walk stops at the first limit crossed, so 100,000 nested `[` are
+    never composed."""
     anchors: dict[str, tuple[int, int]] = {}  # each anchor: its nodes and its height
     stack: list[_Open] = []
     total = 0
@@ -148,24 +153,30 @@ def _check_events(text: str, limits: Limits) -> None:
                 anchors[done.anchor] = (total - done.start, height)
         elif isinstance(event, yaml.NodeEvent):
             line = event.start_mark.line + 1 if event.start_mark else 1
+            opens = isinstance(event, yaml.CollectionStartEvent)
             if isinstance(event, yaml.AliasEvent):
                 nodes, height = anchors.get(event.anchor or "", (1, 0))
             else:
-                nodes, height = 1, 1 if isinstance(event, yaml.CollectionStartEvent) else 0
+                nodes, height = 1, int(opens)
+            parent = stack[-1] if stack else None
+            if parent is not None and parent.mapping and parent.children % 2 == 0 and height:
+                raise _Refused(line, _KEY_SHAPE, "E005")
             if len(stack) + height > limits.yaml_depth:
                 raise _Refused(line, f"mappings and lists nest more than {limits.yaml_depth} "
                                "deep (`limits: yaml_depth` in game.yaml)", "E006")
             if total + nodes > limits.yaml_nodes:
                 raise _Refused(line, f"more than {limits.yaml_nodes} YAML nodes, aliases "
                                "expanded (`limits: yaml_nodes` in game.yaml)", "E006")
-            if isinstance(event, yaml.CollectionStartEvent):
+            if parent is not None:
+                parent.children += 1
+            if opens:
                 if event.anchor is not None:
                     anchors[event.anchor] = (1, 1)  # an alias inside it is recursive
-                stack.append(_Open(event.anchor, total))
+                stack.append(_Open(event.anchor, total, isinstance(event, yaml.MappingStartEvent)))
                 total += 1
                 continue
             total += nodes
-            if isinstance(event, yaml.ScalarEvent) and event.anchor is not None:
+            if event.anchor is not None and isinstance(event, yaml.ScalarEvent):
                 anchors[event.anchor] = (1, 0)
         else:
             continue
@@ -220,8 +231,13 @@ def parse_yaml(text: str, path: Path, findings: list[Finding],
         problem = " ".join(filter(None, [exc.context, exc.problem]))
         findings.append(Finding(where, line, f"YAML syntax: {problem}", code="E002"))
         return None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow
+        before = text.encode()[:exc.position] if _LIBYAML else text[:exc.position].encode()
+        line = before.count(b"\n") + 1  # LibYAML tells the byte, Python the character
+        findings.append(Finding(where, line, f"YAML: {str(exc).splitlines()[0]}", code="E002"))
+        return None
     except yaml.YAMLError as exc:
-        findings.append(Finding(where, 1, f"YAML: {exc}", code="E002"))
+        findings.append(Finding(where, 1, f"YAML: {' '.join(str(exc).split())}", code="E002"))
         return None
     finally:
         if loader is not None:

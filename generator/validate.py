@@ -400,11 +400,15 @@ def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
     """A literal number where rules.yaml names a term: wrong is an error, right a warning."""
     terms = game.rules.get("terms") or {}
     where = display_path(game.root / (game.spec.rules or ""))
+    if not isinstance(terms, dict):
+        yield Finding(where, line_of(game.rules_data, ("terms",)), "terms must map rule paths "
+                      "to the phrases that restate them", code="E091")
+        terms = {}
     patterns = []
     for rule, phrases in terms.items():
         line = line_of(game.rules_data, ("terms", rule))
         try:
-            value = lookup(game.rules, rule)
+            value = lookup(game.rules, str(rule))
         except RuleError as exc:
             yield Finding(where, line, f"term: {exc}", code="E091")
             continue
