@@ -76,11 +76,13 @@ def read_state(out_dir: Path) -> dict[str, Any]:
         files, papers = state["files"], state["papers"]
         if not (isinstance(files, dict) and isinstance(papers, dict)
                 and all(isinstance(info, dict) and isinstance(info.get("sha256"), str)
+                        and all(isinstance(info.get(key), str | None) for key in ("kind", "paper"))
                         for info in files.values())
                 and all(isinstance(record, dict) and isinstance(record.get("files"), list)
+                        and all(isinstance(name, str) for name in record["files"])
                         for record in papers.values())):
             raise ValueError("not an output set's record")
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return {"files": {}, "papers": {}}
     return {"files": files, "papers": papers}
 
@@ -171,7 +173,7 @@ class PartCache:
         try:
             meta = json.loads(text)
             seal = meta.pop("seal")
-        except (ValueError, TypeError, AttributeError, KeyError):
+        except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
             raise Damaged("its record is not JSON of a part") from None
         if seal != sha256(json.dumps(meta, sort_keys=True, ensure_ascii=False).encode()):
             raise Damaged("its record does not match its seal")
@@ -263,7 +265,7 @@ class PartCache:
                 raise ValueError("not lists of names")
         except FileNotFoundError:
             outputs, recent = {}, []
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             self.notice("index.json was damaged; it starts anew")
             outputs, recent = {}, []
         outputs.update({file: [self._name(key) for key in keys]
@@ -289,7 +291,8 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
         if type(pages) is not int or pages < 0:
             raise ValueError("pages")
         found = [Found(*entry) for entry in meta["found"]]
-        if not all(item.code in CODES and isinstance(item.message, str) for item in found):
+        if not all(item.code in CODES and type(item.line) is int and all(isinstance(text, str)
+                   for text in (item.message, item.source, item.path)) for item in found):
             raise ValueError("found")
         files = [(str(path), int(size), int(mtime)) for path, size, mtime in meta["files"]]
         anchors = {str(anchor): page for anchor, page in dict(meta["anchors"]).items()}

@@ -164,7 +164,7 @@ def _manifest(folder: Path | None) -> dict[str, Any]:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8")) if folder else {}
         outputs = [entry for entry in manifest.get("outputs", [])
                    if isinstance(entry, dict) and isinstance(entry.get("file"), str)]
-    except (OSError, ValueError, AttributeError, TypeError):
+    except (OSError, ValueError, AttributeError, TypeError, RecursionError):
         return {}
     return {**manifest, "outputs": outputs}
 

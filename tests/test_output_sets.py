@@ -351,3 +351,24 @@ def test_an_unsound_pdf_is_never_written_nor_kept(packs: Path, tmp_path: Path, p
     monkeypatch.undo()
     _build(packs, out, pool)
     assert unsound((out / "mini" / "cards-a4.pdf").read_bytes()) is None
+
+
+@pytest.mark.parametrize("state, listed", [
+    ("[" * 100000, '{"game": "mini", "outputs": [[]]}'),
+    ('{"files": {"cards-letter.pdf": {"sha256": "0", "kind": [1]}}, "papers": {"letter": '
+     '{"inputs": "x", "files": [[1]]}}}', "[1, 2]"),
+])
+def test_a_damaged_record_or_manifest_in_the_set_is_no_error(packs: Path, tmp_path: Path, pool,
+                                                             state: str, listed: str) -> None:
+    """The record or manifest of the current set deeply nested or of the wrong shape: not up
+    to date, and the next build writes a sound set (keeping nothing it cannot vouch for)."""
+    from generator.cache import input_digest, is_fresh
+
+    out = tmp_path / "out"
+    _build(packs, out, pool, "letter")
+    (out / "mini" / STATE).write_text(state, encoding="utf-8")
+    (out / "mini" / "manifest.json").write_text(listed, encoding="utf-8")
+    options = BuildOptions(paper="letter")
+    assert not is_fresh(out / "mini", "letter", input_digest(packs / "mini", options))
+    assert [entry["file"] for entry in _build(packs, out, pool)["outputs"]] == [
+        "cards-a4.pdf", "rulebook-a4.pdf"]
