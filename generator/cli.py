@@ -80,7 +80,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     status, report = EXIT_OK, []
     for name in _games(args.games):
-        result = validate_game(name, args.cards, _options(args), args.out)
+        result = validate_game(name, args.cards, _options(args), args.out, progress=_progress)
         errors = sum(f.level == "error" for f in result.findings)
         warnings = len(result.findings) - errors
         if errors or (args.strict and warnings):

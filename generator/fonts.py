@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -12,8 +10,7 @@ from typing import Any
 
 import yaml
 
-from . import BUILD_DIR, FONTS_DIR
-from .cache import write_atomic
+from . import FONTS_DIR
 
 
 @dataclass(frozen=True)
@@ -59,21 +56,13 @@ class FontRegistry:
 
 @cache
 def _cmap(path: Path) -> frozenset[int]:
-    """The code points a font file maps to glyphs, kept on disk by the file's path, size and
-    time (fontTools takes a sixth of a second to read a CJK font's cmap)."""
-    info = path.stat()
-    key = hashlib.sha256(f"{path}|{info.st_size}|{info.st_mtime_ns}".encode()).hexdigest()[:20]
-    kept = BUILD_DIR / ".cache" / f"cmap-{key}.json"
-    try:
-        return frozenset(json.loads(kept.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        pass
+    """The code points a font file maps to glyphs, read once a process (fontTools takes a
+    sixth of a second on a CJK font's cmap); not kept on disk, as `pnp validate` writes
+    nothing."""
     from fontTools.ttLib import TTFont
 
     with TTFont(path, lazy=True) as font:
-        codes = sorted(font.getBestCmap())
-    write_atomic(kept, json.dumps(codes).encode())
-    return frozenset(codes)
+        return frozenset(font.getBestCmap())
 
 
 # Characters CSS may draw without their being in the HTML: punctuation, list markers, counters.

@@ -2,9 +2,10 @@
 the project's templates, and stops a template that runs too long or writes too much.
 
 Card templates, the rulebook's Markdown and its macros come from whoever made the pack, so
-they render in Jinja's immutable sandbox: no attribute that starts with `_`, no method that
-changes a list or a dict, and no operator or filter that builds a huge string or number at
-once. Time and output are bounded by the game's `limits`.
+they render in Jinja's sandbox: no attribute that starts with `_`, no Python internals, and no
+operator, filter or call that builds a huge string or number at once. (A template may still
+fill a dict or list of its own, as `names.update(...)` does: that changes nothing outside the
+render.) Time and output are bounded by the game's `limits`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.loaders import split_template_path
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.sandbox import SandboxedEnvironment
 
 from .errors import Finding, display_path
 from .files import FileRefused, inside, read_text
@@ -80,8 +81,8 @@ def _unchanged(path: Path, mtime: float) -> bool:
         return False
 
 
-class PackSandbox(ImmutableSandboxedEnvironment):
-    """The immutable sandbox, with the operators that could build a huge value checked first."""
+class PackSandbox(SandboxedEnvironment):
+    """Jinja's sandbox, with the operators that could build a huge value checked first."""
 
     intercepted_binops = frozenset(["*", "**", "%"])
 
