@@ -213,8 +213,8 @@ def layout(
             sheets = [_stylesheet(rules, base_dir)] if rules else []
             page = weasyprint.HTML(string=html, base_url=base_url, url_fetcher=fetcher)
             document = page.render(font_config=fonts, stylesheets=sheets)
-            for url in _attachments(page, document):  # else fetched only when written
-                fetcher.fetch(url).close()
+            for url in _attachments(page, document) + _svg_images(document):
+                fetcher.fetch(url).close()  # else fetched only when the PDF is written
             return None if fetcher.refused else document
         except weasyprint.urls.URLFetchingError as exc:  # a colour profile, say
             if not fetcher.refused:
@@ -222,6 +222,31 @@ def layout(
         except (FetchRefused, FetchMissing):  # an attachment, found by the fetcher
             pass
         return None
+
+
+XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+
+
+def _svg_images(document: Any) -> list[str]:
+    """The URLs the `<image>` elements of a document's SVG ask for (not `data:` ones)."""
+    from weasyprint.images import SVGImage
+
+    urls = []
+    boxes = [page._page_box for page in document.pages]
+    while boxes:
+        box = boxes.pop()
+        image = getattr(box, "replacement", None)  # what a replaced box draws
+        if isinstance(image, SVGImage):
+            svg, nodes = image._svg, [image._svg.tree]
+            while nodes:
+                node = nodes.pop()
+                url = node.get_href(node.get(XML_BASE) or svg.url) if node.tag == "image" \
+                    else None
+                if url and not url.startswith("data:"):
+                    urls.append(url)
+                nodes.extend(node)
+        boxes.extend(children(box))
+    return urls
 
 
 def _attachments(page: Any, document: Any) -> list[str]:

@@ -111,3 +111,17 @@ def test_markdown_images_refused_are_each_told_at_their_line(packs: Path,
         f"{rulebook}:{lines + 6}: error: E075: {(packs / 'mini' / 'gone.png').as_uri()} does "
         "not exist"]
     assert not (tmp_path / "out").exists()  # validate writes nothing
+
+
+def test_an_svg_image_a_template_draws_is_checked_by_validate_too(packs: Path,
+                                                                  tmp_path: Path) -> None:
+    from generator.build import validate_game
+
+    from .conftest import give_template
+
+    give_template(packs / "mini", '<svg width="10" height="10"><image href="file:///etc/'
+                                  'hostname" width="10" height="10"/></svg>')
+    found = {(f.code, f.message) for f in validate_game(
+        "mini", packs, out_root=tmp_path / "out").findings}  # WeasyPrint fetches it to draw
+    assert found == {("E052", f"refused to fetch file:///etc/hostname: only files inside "
+                              f"{PROJECT_ROOT} or {packs / 'mini'} are allowed")}
