@@ -172,3 +172,13 @@ def test_sigterm_and_sighup_stop_pnp_like_ctrl_c(packs: Path, tmp_path: Path,
     assert running.returncode == 130, err
     assert "Traceback" not in err
     assert not (tmp_path / "out" / "mini").exists()
+
+
+def test_list_reads_game_yaml_alone(packs: Path, capsys) -> None:
+    import os
+
+    spells = packs / "mini" / "spells.yaml"
+    spells.unlink()
+    os.mkfifo(spells)  # reading it would wait for ever
+    assert cli.main(["--cards", str(packs), "list"]) == 0
+    assert capsys.readouterr().out == "mini\t测试小包\tt1\t4 cards\n"
