@@ -80,7 +80,7 @@ def display_path(path: Path | str) -> str:
     path = Path(path)
     try:
         return str(path.resolve().relative_to(PROJECT_ROOT))
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # outside the project, or a symlink loop
         return str(path)
 
 

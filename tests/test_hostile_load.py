@@ -192,8 +192,6 @@ def test_a_folder_named_as_a_deck_is_refused(packs: Path) -> None:
                              "regular file"]
 
 
-@pytest.mark.xfail(raises=RuntimeError, strict=True,
-                   reason="errors.display_path resolves the path, which raises on a loop")
 def test_a_deck_that_is_a_symlink_to_itself_is_an_error_not_a_crash(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
     spells = packs / "mini" / "spells.yaml"
