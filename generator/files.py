@@ -31,8 +31,11 @@ class FileRefused(Exception):
 
 
 def _called(path: Path, name: str | None) -> str:
-    """How a message names the file: as the pack wrote it, else by its last part."""
-    return f"'{name if name is not None else path.name}'"
+    """How a message names the file: as the pack wrote it, else by its last part; on one
+    line, whatever characters the name holds."""
+    called = name if name is not None else path.name
+    return "'" + "".join(char if char.isprintable() else char.encode("unicode_escape").decode()
+                         for char in called) + "'"
 
 
 def inside(path: Path, roots: Sequence[Path], *, name: str | None = None) -> Path:
@@ -42,8 +45,8 @@ def inside(path: Path, roots: Sequence[Path], *, name: str | None = None) -> Pat
         if not _under(path.resolve(), roots):  # outside, whether it exists or not
             raise FileRefused("E050", f"{_called(path, name)} lies outside the game pack")
         real = path.resolve(strict=True)
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop, before Python 3.13
-        raise _unreadable(path, name, exc) from None
+    except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: a symlink loop before
+        raise _unreadable(path, name, exc) from None  # Python 3.13; ValueError: a NUL byte
     if not _under(real, roots):
         raise FileRefused("E050", f"{_called(path, name)} lies outside the game pack")
     return real
@@ -60,8 +63,9 @@ def _unreadable(path: Path, name: str | None, exc: Exception) -> FileRefused:
         return FileRefused("E001", "file not found" if name is None
                            else f"{_called(path, name)} not found")
     loop = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP
-    reason = "symlink loop" if loop else getattr(exc, "strerror", None) or str(exc)
-    return FileRefused("E001", f"{_called(path, name)} cannot be read: {reason.lower()}")
+    reason = "symlink loop" if loop else "its name holds a NUL byte" if isinstance(
+        exc, ValueError) else (getattr(exc, "strerror", None) or str(exc)).lower()
+    return FileRefused("E001", f"{_called(path, name)} cannot be read: {reason}")
 
 
 def _size(size: int) -> str:
@@ -76,7 +80,7 @@ def read_bytes(path: Path, limit: int, *, name: str | None = None) -> bytes:
     (a FIFO, a device, a folder) without blocking, and no more than limit + 1 bytes are read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise _unreadable(path, name, exc) from None
     try:
         _vet(os.fstat(fd), path, name, limit)

@@ -360,11 +360,6 @@ class Game:
         """What the pack may ask for (game.yaml `limits`): file sizes, counts, templates."""
         return self.spec.limits
 
-    @property
-    def max_bytes(self) -> int:
-        """The size in bytes no file the pack reads may pass."""
-        return self.spec.limits.file_bytes
-
 
 def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
     """Return the folder of a game pack, or raise a clean error listing the known games."""

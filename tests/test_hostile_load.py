@@ -216,6 +216,16 @@ def test_a_missing_deck_file_is_an_error_where_game_yaml_names_it(packs: Path) -
                              "found"]
 
 
+def test_a_file_name_with_a_nul_or_a_line_break_is_told_on_one_line(packs: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    edit(game, "file: spells.yaml", 'file: "spells\\0.yaml"')
+    assert _found(packs) == [f"{game}:14: error: E001: deck 'spells': file 'spells\\x00.yaml' "
+                             "cannot be read: its name holds a NUL byte"]
+    edit(game, 'file: "spells\\0.yaml"', 'file: "spells\\n.yaml"')
+    assert _found(packs) == [f"{game}:14: error: E001: deck 'spells': file 'spells\\n.yaml' not "
+                             "found"]
+
+
 # Only the pack's own files
 
 
