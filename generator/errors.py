@@ -65,13 +65,17 @@ CODES: dict[str, Code] = {
     "E080": Code("error", "a character has no glyph in the pack's body font"),
     "E081": Code("error", "a character was drawn with no glyph on the laid-out page"),
     "E090": Code("error", "a literal number restates a rule and disagrees with rules.yaml"),
-    "E091": Code("error", "a term in rules.yaml is malformed"),
+    "E091": Code("error", "a term or a check in rules.yaml is malformed"),
     "E092": Code("error", "a rule that must not be negative is"),
     "E093": Code("error", "a rule lies off the track it is checked against"),
     "E094": Code("error", "the rows of a rules table leave a gap or overlap"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }
+
+
+# A control character a pack holds is shown escaped: a finding is one line of plain text.
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(32), 127] if code != 9}
 
 
 @cache
@@ -99,7 +103,7 @@ class Finding:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.level}: {self.code}: {self.message}"
+        return f"{where}: {self.level}: {self.code}: {self.message}".translate(_CONTROL)
 
 
 def errors_only(findings: list[Finding]) -> list[Finding]:

@@ -288,7 +288,6 @@ def _check_drafts(game: Game) -> Iterator[Finding]:
 
 
 _JINJA = (("{{", "}}"), ("{%", "%}"))  # Jinja left out when matching a term in text
-_JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
 _TAG = (("<", ">"),)  # an HTML tag, left out too
 
 
@@ -299,7 +298,7 @@ def _source_lines(path: Path, root: Path, limits: Limits) -> Iterator[Text]:
         text = read_text(inside(path, [root]), limits.file_bytes)
     except FileRefused:
         return
-    source = _JINJA_COMMENT.sub(lambda m: "\n" * m.group().count("\n"), text)
+    source = without_spans(text, (("{#", "#}"),), lines=True)
     for number, line in enumerate(source.splitlines(), start=1):
         if not line.isascii():
             yield Text(display_path(path), number, line)
@@ -438,7 +437,19 @@ def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
 
 
 def _check_rule_ranges(game: Game) -> Iterator[Finding]:
-    """The rules' own checks: non-negative values, thresholds on their tracks, bands that join."""
+    """The rules' own checks: non-negative values, thresholds on their tracks, bands that join;
+    checks that are not of that shape, or name no rule, are one error at `checks`."""
+    found: list[Finding] = []
+    try:
+        found.extend(_rule_ranges(game))
+    except (RuleError, TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+        found.append(Finding(display_path(game.root / (game.spec.rules or "")),
+                             line_of(game.rules_data, ("checks",)),
+                             f"the rules' checks cannot be run: {exc}", code="E091"))
+    yield from found
+
+
+def _rule_ranges(game: Game) -> Iterator[Finding]:
     checks = game.rules.get("checks") or {}
     where = display_path(game.root / (game.spec.rules or ""))
 

@@ -389,3 +389,26 @@ def test_validate_on_the_command_line_refuses_a_fifo_without_hanging(
     assert status == 1
     assert capsys.readouterr().out.splitlines()[0] == (
         f"{game}:14: error: E050: deck 'spells': file 'spells.yaml' is not a regular file")
+
+
+@pytest.mark.parametrize(("checks", "message"), [
+    ("checks: {within: [{min: 0}]}", "'max'"),
+    ("checks: {non_negative: [[a]]}", "'list' object has no attribute 'split'"),
+    ("checks: {contiguous: [fire.nope]}", "unknown rule 'fire.nope': fire has no 'nope' "
+                                          "(known: cost)"),
+])
+def test_rule_checks_of_the_wrong_shape_are_one_error_at_checks(
+        packs: Path, checks: str, message: str) -> None:
+    from .conftest import give_rules
+
+    pack = give_rules(packs, f"fire: {{cost: 3}}\n{checks}\n")
+    found = [str(f) for f in check("mini", packs).findings]
+    assert found == [f"{pack / 'rules.yaml'}:2: error: E091: the rules' checks cannot be run: "
+                     f"{message}"]
+
+
+def test_a_control_character_in_a_message_is_shown_escaped(packs: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    edit(game, "players: 1-2人\n", 'players: 1-2人\nstylesheet: "a\\0b\\nc.css"\n')
+    found = [str(f) for f in check("mini", packs).findings]
+    assert found == [f"{game}:5: error: E051: stylesheet 'a\\x00b\\x0ac.css' does not exist"]
