@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 GAME ?= gongde-lunhui
 PAPER ?= a4
 
-.PHONY: all setup system build test test-fast lint bench clean
+.PHONY: all setup system build test test-fast fuzz lint bench clean
 
 all: build
 
@@ -36,6 +36,11 @@ test: setup
 # The edit loop: load, validate, geometry and the tiny packs; no real game is built.
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# Mutated game packs, many more examples than `make test` runs: findings, never a crash.
+FUZZ_EXAMPLES ?= 5000
+fuzz: setup
+	PNP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz.py
 
 bench: setup
 	$(BIN)/python -m generator.bench
