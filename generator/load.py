@@ -106,7 +106,8 @@ def _scalar(construct: Any) -> Any:
     def guarded(loader: _LineLoader, node: yaml.Node) -> Any:
         try:
             return construct(loader, node)
-        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError,
+                IndexError) as exc:
             value = node.value if isinstance(node.value, str) else "?"
             kind = node.tag.rsplit(":", 1)[-1]
             raise yaml.constructor.ConstructorError(
@@ -138,7 +139,8 @@ class _Open:
 
 def _check_events(text: str, limits: Limits) -> None:
     """Walk the YAML's events before anything is built, raising _Refused where mappings and
-    lists nest past the limit, where the nodes, each alias expanded, pass it, or where a key
+    lists nest past the limit, where the nodes (a string of n characters counting 1 + n/100),
+    each alias expanded, pass it, where a string is too long, or where a key
     is a list or a mapping. Linear: an anchor's expanded size and height are remembered and
     an alias adds them; the walk stops at the first limit crossed, so 100,000 nested `[` are
     never composed."""
@@ -156,6 +158,12 @@ def _check_events(text: str, limits: Limits) -> None:
             opens = isinstance(event, yaml.CollectionStartEvent)
             if isinstance(event, yaml.AliasEvent):
                 nodes, height = anchors.get(event.anchor or "", (1, 0))
+            elif isinstance(event, yaml.ScalarEvent):
+                if len(event.value) > limits.string_chars:
+                    raise _Refused(line, f"a string of {len(event.value)} characters, over the "
+                                   f"limit of {limits.string_chars} (`limits: string_chars` in "
+                                   "game.yaml)", "E006")
+                nodes, height = 1 + len(event.value) // 100, 0  # text counts as nodes too
             else:
                 nodes, height = 1, int(opens)
             parent = stack[-1] if stack else None
@@ -177,7 +185,7 @@ def _check_events(text: str, limits: Limits) -> None:
                 continue
             total += nodes
             if event.anchor is not None and isinstance(event, yaml.ScalarEvent):
-                anchors[event.anchor] = (1, 0)
+                anchors[event.anchor] = (nodes, 0)
         else:
             continue
         if stack:
@@ -429,8 +437,11 @@ def _read_spec(root: Path, findings: list[Finding]) -> tuple[Any, GameSpec]:
     where = display_path(game_path)
     data = read_yaml(game_path, findings)
     if data is None:
-        raise PackError(_fatal(findings) or [Finding(where, 1, "game.yaml is empty" + FATAL,
-                                                     "E004")])
+        raise PackError(_fatal(findings) if findings else
+                        [Finding(where, 1, "game.yaml is empty" + FATAL, "E004")])
+    if not isinstance(data, dict):
+        raise PackError(_fatal([*findings, Finding(where, getattr(data, "line", 0) or 1,
+                                                   "game.yaml must be a YAML mapping", "E005")]))
     try:
         return data, GameSpec.model_validate(data)
     except ValidationError as exc:

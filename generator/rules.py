@@ -41,7 +41,8 @@ def lookup(rules: Any, path: str) -> Any:
     for part in path.split("."):
         if isinstance(current, dict) and part in current:
             current = current[part]
-        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
+        elif isinstance(current, list) and part.isdigit() and len(part) < 10 \
+                and int(part) < len(current):
             current = current[int(part)]
         else:
             where = ".".join(walked) or "the rules"

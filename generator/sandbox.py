@@ -223,7 +223,7 @@ def failure(exc: Exception, where: tuple[str, int], subject: str, code: str) -> 
     message = exc.message if isinstance(exc, jinja2.TemplateError) and exc.message else str(exc)
     if isinstance(exc, SecurityError | TemplateLimit):
         prefix = "the sandbox refuses this: " if isinstance(exc, SecurityError) else "it "
-        path, at = (display_path(filename), line) if filename else where
+        path, at = (display_path(filename), line) if filename else (where[0], where[1] or 1)
         return Finding(path, at, f"{subject}{prefix}{message}", code="E062")
     if filename and (isinstance(exc, jinja2.TemplateSyntaxError) or not where[1]):
         return Finding(display_path(filename), line, f"{subject}{message}", code=code)

@@ -119,6 +119,8 @@ class Limits(Strict):
                             "file, every alias expanded")
     yaml_depth: int = Field(40, gt=0, le=200, description="how deep mappings and lists nest in "
                             "a YAML file")
+    string_chars: int = Field(10_000, gt=0, le=10_000_000, description="the characters of "
+                              "one YAML string")
     integer_digits: int = Field(12, gt=0, le=4000, description="the digits of one integer in "
                                 "YAML")
     qty: int = Field(1000, gt=0, description="the copies of one card")

@@ -367,8 +367,13 @@ def test_limits_must_be_positive_and_finite(packs: Path) -> None:
 
 def test_a_card_name_of_fifty_thousand_braces_validates(packs: Path) -> None:
     spells = packs / "mini" / "spells.yaml"
-    edit(spells, "  name: 治疗术\n", "  name: '" + "{{" * 50_000 + "<" * 50_000 + "'\n")
-    with _within(30):
+    name = "{{" * 50_000 + "<" * 50_000
+    edit(spells, "  name: 治疗术\n", f"  name: '{name}'\n")
+    assert _found(packs) == [f"{spells}:9: error: E006: a string of 150000 characters, over the "
+                             "limit of 10000 (`limits: string_chars` in game.yaml)"]
+    edit(packs / "mini" / "game.yaml", "players: 1-2人\n",
+         "players: 1-2人\nlimits: {string_chars: 200000}\n")
+    with _within(30):  # the scans for rules restated and for Jinja are linear
         assert _found(packs) == []
 
 
@@ -412,3 +417,34 @@ def test_a_control_character_in_a_message_is_shown_escaped(packs: Path) -> None:
     edit(game, "players: 1-2人\n", 'players: 1-2人\nstylesheet: "a\\0b\\nc.css"\n')
     found = [str(f) for f in check("mini", packs).findings]
     assert found == [f"{game}:5: error: E051: stylesheet 'a\\x00b\\x0ac.css' does not exist"]
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("", "1: error: E004: game.yaml is empty"),
+    ("# nothing\n", "1: error: E004: game.yaml is empty"),
+    ("hello\n", "1: error: E005: game.yaml must be a YAML mapping"),
+])
+def test_a_game_yaml_that_is_empty_or_not_a_mapping_is_one_error(
+        packs: Path, text: str, found: str) -> None:
+    from generator.load import FATAL
+
+    game = packs / "mini" / "game.yaml"
+    game.write_text(text, encoding="utf-8")
+    with pytest.raises(PackError) as caught:
+        check("mini", packs)
+    assert str(caught.value) == f"{game}:{found}{FATAL}"
+
+
+def test_an_empty_tagged_value_and_a_huge_index_are_findings(packs: Path) -> None:
+    from .conftest import give_rules
+
+    pack = give_rules(packs, "fire: {cost: 3, hits: [1, 2]}\n")
+    spells = pack / "spells.yaml"
+    edit(spells, "  cost: 2\n", "  cost: 2\n  quote: '{fire.hits." + "9" * 5000 + "}'\n")
+    [found] = [str(f) for f in check("mini", packs).findings]
+    assert found.startswith(f"{spells}:11: error: E007: unknown rule 'fire.hits.999")
+    (pack / "rules.yaml").write_text("fire: {cost: !!int ''}\n", encoding="utf-8")
+    with pytest.raises(PackError) as caught:
+        check("mini", packs)
+    assert str(caught.value).startswith(f"{pack / 'rules.yaml'}:1: error: E002: YAML syntax: "
+                                        "'' is not a valid int")

@@ -72,7 +72,7 @@ class SheetsOutput(OutputKind):
             "title": title,
             "paper": geometry.papers[job.paper],
             "sheets": sheets,
-            "sizes": {deck.spec.id: geometry.sizes[deck.spec.size] for deck in job.game.decks},
+            "sizes": {deck.spec.id: geometry.sizes[deck.spec.size] for deck in job.decks},
             "marks": lambda sheet: marks_svg(sheet, geometry),
             "face_keys": job.faces.keys if with_faces else None,
         })
