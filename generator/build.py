@@ -104,9 +104,10 @@ def plan(checked: Checked, executor: Executor,
     for kind in checked.kinds:
         try:
             documents = kind.plan()
-        except PackError:
+        except PackError as exc:
             if skipped is None:
                 raise
+            checked.findings[:] = sorted(set(checked.findings + exc.findings))  # told too
             skipped.append(f"the {kind.name} output (it has errors of its own)")
             continue
         executor.start(part for document in documents for part in document.every_part())
@@ -172,7 +173,8 @@ def build_game(
         cache = PartCache(parts_folder(out_root, name), game.root,
                           lambda message: progress(f"{name}: cache: {message}"))
         executor = Executor(game.root, checked.job.fonts, cache, pool,
-                            keep_workers=workers is not None)
+                            keep_workers=workers is not None,
+                            max_bytes=game.spec.limits.file_bytes)
         results = run(plan(checked, executor), executor, progress, name)
     found = executor.findings(sites(game))
     if errors_only(found) or (options.strict and found):
@@ -222,7 +224,8 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
                       lambda message: progress(f"{name}: cache: {message}"), read_only=True)
     with nullcontext(workers) if workers else Workers() as pool:
         executor = Executor(checked.game.root, checked.job.fonts, cache, pool,
-                            keep_workers=workers is not None)
+                            keep_workers=workers is not None,
+                            max_bytes=checked.game.spec.limits.file_bytes)
         planned = plan(checked, executor, unchecked)
         executor.wait()
     for _, document in planned:

@@ -57,8 +57,10 @@ class Executor:
     """Every part of a build laid out once, and the build's documents assembled."""
 
     def __init__(self, root: Path, fonts: FontRegistry, cache: PartCache, workers: Workers,
-                 write: bool = True, keep_workers: bool = False):
+                 write: bool = True, keep_workers: bool = False,
+                 max_bytes: int = Limits().file_bytes):
         self.root, self.fonts, self.cache, self.write = root, fonts, cache, write
+        self.max_bytes = max_bytes  # the largest file of the pack a page may read
         self.workers, self.keep_workers = workers, keep_workers
         self.done: dict[str, LaidOut] = {}
         self.origins: dict[str, str] = {}  # each part's origin, where its findings go
@@ -82,7 +84,7 @@ class Executor:
             return
         self.anew.update(todo)
         results = self.workers.submit([part.html for part in todo.values()], self.root,
-                                      self.fonts.files(), MIN_DPI, self.write)
+                                      self.fonts.files(), MIN_DPI, self.write, self.max_bytes)
 
         def finish() -> None:
             for key, laid in zip(todo, results(), strict=True):

@@ -17,7 +17,7 @@ import logging
 import re
 import tempfile
 import time
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
@@ -26,8 +26,10 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from . import PROJECT_ROOT
+from .files import FileRefused, read_bytes
 from .fonts import subset_font
 from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
+from .schema import Limits
 
 PX_PER_MM = 96 / 25.4
 PT_PER_PX = 0.75  # CSS px to PDF points
@@ -36,7 +38,12 @@ DESCENDER_EM = 0.12  # how far below the baseline a CJK glyph's ink reaches (ide
 
 
 class FetchRefused(ValueError):
-    """A document asked for something outside the project, or for the network."""
+    """A document asked for something outside the project, or for the network (E052), or
+    for a file of the pack it may not read (its own code: too large, not a regular file)."""
+
+    def __init__(self, message: str, code: str = "E052"):
+        super().__init__(message)
+        self.code = code
 
 
 class FetchMissing(ValueError):
@@ -57,11 +64,12 @@ def preload() -> None:
 
 
 def make_fetcher(
-    allowed_files: Iterable[Path] = (), roots: Iterable[Path] = (PROJECT_ROOT,),
+    allowed_files: Iterable[Path] = (), roots: Sequence[Path] = (PROJECT_ROOT,),
     served: set[Path] | None = None, aliases: dict[Path, Path] | None = None,
-    refused: list[Found] | None = None,
+    refused: list[Found] | None = None, max_bytes: int = Limits().file_bytes,
 ) -> Any:
-    """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else.
+    """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else; a
+    file of the last root (the pack) must be a regular file of at most `max_bytes`.
 
     A file named in `aliases` is served from the file it maps to (a font from its subset).
     Each file served is added to `served`, so a cached layout knows what it depends on.
@@ -73,6 +81,7 @@ def make_fetcher(
     from weasyprint.urls import URLFetcherResponse
 
     roots = tuple(root.resolve() for root in roots)
+    pack = roots[-1]  # the game pack's folder, when it is given
     extra = {p.resolve() for p in allowed_files}
     where = " or ".join(str(root) for root in roots)
 
@@ -103,7 +112,13 @@ def make_fetcher(
                 if (inside or path in extra) and path.is_file():
                     if served is not None:
                         served.add(path)
-                    return URLFetcherResponse(url, body=known.get(path, path).read_bytes())
+                    if path in known or not path.is_relative_to(pack):  # the project's files
+                        return URLFetcherResponse(url, body=known.get(path, path).read_bytes())
+                    try:
+                        return URLFetcherResponse(url, body=read_bytes(path, max_bytes))
+                    except FileRefused as exc:
+                        raise FetchRefused(f"refused to fetch {url}: {exc.message}",
+                                           exc.code) from None
                 if inside:
                     raise FetchMissing(f"{url} does not exist")
             raise FetchRefused(f"refused to fetch {url}: only files inside {where} are allowed")
@@ -190,6 +205,7 @@ def layout(
     allowed_files: Iterable[Path] = (),
     served: set[Path] | None = None,
     aliases: dict[Path, Path] | None = None,
+    max_bytes: int = Limits().file_bytes,
 ) -> Any:
     """Lay out one HTML document into pages, refusing outside files; None if it cannot be.
 
@@ -198,7 +214,8 @@ def layout(
     file it may not have, goes to `found`.
     """
     weasyprint = _weasyprint()
-    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, aliases, found)
+    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, aliases, found,
+                           max_bytes)
     # A FontConfiguration keeps each font by its URL, so cut-down fonts need one of their own.
     if aliases:
         from weasyprint.text.fonts import FontConfiguration
@@ -262,7 +279,8 @@ def _attachments(page: Any, document: Any) -> list[str]:
 def _refused(exc: Exception) -> Found:
     """What a fetch the fetcher refused (E052) or could not serve (E075) is found as."""
     cause = exc.__cause__ or exc
-    return Found("E075" if isinstance(cause, FetchMissing) else "E052", str(cause))
+    code = "E075" if isinstance(cause, FetchMissing) else getattr(cause, "code", "E052")
+    return Found(code, str(cause))
 
 
 FETCHING_RULES = ("@import", "@color-profile")  # read a file when the stylesheet is parsed
@@ -324,9 +342,10 @@ def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -
 
 
 def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
-           write: bool = True) -> LaidOut:
+           write: bool = True, max_bytes: int = Limits().file_bytes) -> LaidOut:
     """Lay out, measure and (when `write` and nothing is an error) write one part, its fonts
-    cut down to its own characters first. Runs in a worker process."""
+    cut down to its own characters first; no file of the pack larger than `max_bytes` is
+    read. Runs in a worker process."""
     started = time.perf_counter()
     found: list[Found] = []
     served: set[Path] = set()
@@ -335,7 +354,7 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
         for index, path in enumerate(fonts):
             aliases[path] = Path(folder) / f"{index}{path.suffix}"
             aliases[path].write_bytes(subset_font(path, html))
-        document = layout(html, base_dir, found, fonts, served, aliases)
+        document = layout(html, base_dir, found, fonts, served, aliases, max_bytes)
         if document is None:
             return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
         found += measure(document, min_dpi)

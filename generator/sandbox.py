@@ -26,10 +26,12 @@ from jinja2.exceptions import SecurityError
 from jinja2.loaders import split_template_path
 from jinja2.sandbox import SandboxedEnvironment
 
+from . import TEMPLATES_DIR
 from .errors import Finding, display_path
 from .files import FileRefused, inside, read_text
 from .schema import Limits
 
+MAX_TRUSTED = 1 << 30  # the project's templates are read whatever the pack's limit
 TEMPLATE_SUFFIXES = (".j2", ".md")  # the files whose frames locate a template's line
 _FORMAT_WIDTH = re.compile(r"%[-#0 +]*(\*|\d{5,})|%[-#0 +]*\d*\.(\*|\d{5,})")
 
@@ -52,9 +54,10 @@ class PackLoader(jinja2.BaseLoader):
     """Templates from a list of folders, the first that has one winning; a template must be a
     regular file inside its folder (a symlink out is refused) and no larger than the limit."""
 
-    def __init__(self, roots: Sequence[Path], max_bytes: int):
+    def __init__(self, roots: Sequence[Path], max_bytes: int, trusted: Path = TEMPLATES_DIR):
         self.roots = [root.resolve() for root in roots if root.is_dir()]
         self.max_bytes = max_bytes
+        self.trusted = trusted.resolve()  # the project's own templates: no size limit
 
     def get_source(self, environment: jinja2.Environment,
                    template: str) -> tuple[str, str, Callable[[], bool]]:
@@ -66,7 +69,8 @@ class PackLoader(jinja2.BaseLoader):
                 continue
             try:
                 name = display_path(path)
-                source = read_text(inside(path, [root], name=name), self.max_bytes, name=name)
+                limit = self.max_bytes if root != self.trusted else MAX_TRUSTED
+                source = read_text(inside(path, [root], name=name), limit, name=name)
             except FileRefused as exc:
                 raise TemplateRefused(path, exc) from None
             mtime = path.stat().st_mtime

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import PROJECT_ROOT, layout
 from .errors import RenderError
 from .parts import LaidOut
+from .schema import Limits
 
 ORPHAN_POLL = 0.5  # seconds between a worker's looks at whether its parent still runs
 PR_SET_PDEATHSIG = 1  # Linux prctl(2): the signal a process gets when its parent dies
@@ -106,10 +107,11 @@ class Workers:
                 for _ in range(os.cpu_count() or 1)]  # as many as start() made
 
     def submit(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
-               write: bool = True) -> Callable[[], list[LaidOut]]:
+               write: bool = True, max_bytes: int = Limits().file_bytes
+               ) -> Callable[[], list[LaidOut]]:
         """Start laying out parts, the longest first; the call returned waits for them and
         gives them in the order given."""
-        jobs = [(html, base_dir, fonts, min_dpi, write) for html in htmls]
+        jobs = [(html, base_dir, fonts, min_dpi, write, max_bytes) for html in htmls]
         if self._pool is None and len(jobs) > 1:
             layout.preload()  # imported once, before the processes fork
             self.start()
@@ -121,7 +123,7 @@ class Workers:
             futures = {i: self._pool.submit(layout.render, *jobs[i]) for i in order}
         except BrokenProcessPool:  # a process died since the last build: start new ones
             self.stop()
-            return self.start().submit(htmls, base_dir, fonts, min_dpi, write)
+            return self.start().submit(htmls, base_dir, fonts, min_dpi, write, max_bytes)
 
         def results() -> list[LaidOut]:
             try:

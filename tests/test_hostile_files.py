@@ -125,3 +125,20 @@ def test_an_svg_image_a_template_draws_is_checked_by_validate_too(packs: Path,
         "mini", packs, out_root=tmp_path / "out").findings}  # WeasyPrint fetches it to draw
     assert found == {("E052", f"refused to fetch file:///etc/hostname: only files inside "
                               f"{PROJECT_ROOT} or {packs / 'mini'} are allowed")}
+
+
+def test_a_pack_file_a_page_asks_for_keeps_to_the_size_limit(packs: Path,
+                                                              tmp_path: Path) -> None:
+    from generator.build import validate_game
+
+    pack = packs / "mini"
+    Image.effect_noise((64, 64), 64).save(pack / "big.png")  # noise: about 4 kB
+    (pack / "style.css").write_text(".card { background: url(big.png) }\n", encoding="utf-8")
+    edit(pack / "game.yaml", "players: 1-2人\n",
+         "players: 1-2人\nstylesheet: style.css\nlimits: {file_mb: 0.002}\n")
+    found = [f for f in validate_game("mini", packs, out_root=tmp_path / "out").findings
+             if f.level == "error"]
+    assert found and all(f.code == "E006" and "big.png" in f.message for f in found), found
+    edit(pack / "game.yaml", "file_mb: 0.002", "file_mb: 1")
+    assert not [f for f in validate_game("mini", packs, out_root=tmp_path / "out").findings
+                if f.level == "error"]
