@@ -25,6 +25,7 @@ from .. import TEMPLATES_DIR, sandbox
 from ..assemble import impose_booklet
 from ..errors import Finding, PackError, display_path
 from ..faces import Faces
+from ..files import FileRefused, regular
 from ..fonts import FontRegistry
 from ..geometry import Box, Geometry
 from ..impose import booklet_order
@@ -45,8 +46,13 @@ class Heading:
 
 
 def has_rulebook(game: Game) -> bool:
-    """Whether the pack has a rulebook source."""
-    return (game.root / game.spec.rulebook.file).is_file()
+    """Whether the pack has a rulebook source it may read (one outside the pack, or not a
+    regular file, is an error when the pack loads)."""
+    try:
+        regular(game.root / game.spec.rulebook.file, [game.root], game.spec.limits.file_bytes)
+    except FileRefused:
+        return False
+    return True
 
 
 @cache
