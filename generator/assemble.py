@@ -23,6 +23,7 @@ MM = 72 / 25.4  # PDF points per millimetre
 KAPPA = 0.5523  # a quarter circle as one Bezier curve: control points this far along the tangents
 LONG_EDGE = "/DuplexFlipLongEdge"  # portrait sheets printed on both sides
 SHORT_EDGE = "/DuplexFlipShortEdge"  # landscape sheets printed on both sides (the booklet)
+SIMPLEX = "/Simplex"  # a file with no backs: printed on both sides, its pieces would clash
 
 
 @dataclass(frozen=True)
@@ -116,12 +117,12 @@ def finish(pdf: bytes, duplex: str | None = None) -> bytes:
 
 
 def _prefer(pdf: Any, duplex: str | None) -> None:
-    """Ask viewers to print at 100 % and, for a file printed on both sides, how to flip."""
+    """Ask viewers to print at 100 %, on both sides flipped as `duplex` says, or, for a file
+    with no backs, on one side."""
     import pikepdf
 
-    preferences = pikepdf.Dictionary(PrintScaling=pikepdf.Name("/None"))
-    if duplex:
-        preferences.Duplex = pikepdf.Name(duplex)
+    preferences = pikepdf.Dictionary(PrintScaling=pikepdf.Name("/None"),
+                                     Duplex=pikepdf.Name(duplex or SIMPLEX))
     pdf.Root.ViewerPreferences = preferences
 
 

@@ -104,10 +104,18 @@ def test_backs_follow_fronts_and_are_mirrored(default_a4: Path) -> None:
     assert back_colour[2] > back_colour[0]  # the deep-blue personal back
 
 
-def test_viewer_preferences_stop_scaling(default_a4: Path) -> None:
-    prefs = PdfReader(default_a4 / "cards-a4.pdf").trailer["/Root"]["/ViewerPreferences"]
-    assert prefs["/PrintScaling"] == "/None"
-    assert prefs["/Duplex"] == "/DuplexFlipLongEdge"
+def test_viewer_preferences_stop_scaling_and_ask_duplex_only_with_backs(
+        default_a4: Path) -> None:
+    manifest = json.loads((default_a4 / "manifest.json").read_text(encoding="utf-8"))
+    flips = {}
+    for entry in manifest["outputs"]:
+        prefs = PdfReader(default_a4 / entry["file"]).trailer["/Root"]["/ViewerPreferences"]
+        assert prefs["/PrintScaling"] == "/None"
+        flips[entry["file"]] = prefs["/Duplex"]
+    assert flips == {"aids-a4.pdf": "/DuplexFlipLongEdge", "boards-a4.pdf": "/Simplex",
+                     "cards-a4.pdf": "/DuplexFlipLongEdge", "dice-a4.pdf": "/Simplex",
+                     "rulebook-a4.pdf": "/DuplexFlipLongEdge", "score-a4.pdf": "/Simplex",
+                     "tokens-a4.pdf": "/DuplexFlipLongEdge"}
 
 
 def test_crop_marks_lie_outside_the_cards(default_a4: Path) -> None:

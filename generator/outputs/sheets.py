@@ -3,6 +3,7 @@ one PDF a group (cards, boards, tokens, …)."""
 
 from __future__ import annotations
 
+from ..assemble import LONG_EDGE
 from ..errors import display_path
 from ..impose import Sheet, impose_deck, marks_svg, overview
 from ..parts import Part
@@ -58,8 +59,10 @@ class SheetsOutput(OutputKind):
                      for group in ([[sheet] for sheet in sheets] or [[]])]
             if job.options.html:
                 self.html[file] = self._html(sheets, title, with_faces=False)
+            duplex = LONG_EDGE if any(sheet.side == "back" for sheet in sheets) else None
             documents.append(Document(file, parts, job.faces,
-                                      job.faces.parts_of([deck.spec.id for deck in decks])))
+                                      job.faces.parts_of([deck.spec.id for deck in decks]),
+                                      duplex=duplex))
         return documents
 
     def _html(self, sheets: list[Sheet], title: str, with_faces: bool) -> str:
