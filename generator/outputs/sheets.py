@@ -26,6 +26,7 @@ class SheetsOutput(OutputKind):
             groups.setdefault(deck.spec.output, []).append(deck)
         self.decks: dict[str, dict[str, dict[str, int]]] = {}
         self.html: dict[str, str] = {}
+        self.sides: dict[str, list[str]] = {}  # each file's pages: front, back or overview
         documents = []
         for kind, decks in groups.items():
             file = f"{kind}-{paper}.pdf"
@@ -53,13 +54,16 @@ class SheetsOutput(OutputKind):
                 }
                 if tiling.count > 1:
                     counts[deck.spec.id]["pieces"] = len(fronts) * tiling.count
+            duplex = LONG_EDGE if any(sheet.side == "back" for sheet in sheets) else None
+            if duplex:
+                sheets = paired(sheets)
+            self.sides[file] = [sheet.side for sheet in sheets]
             title = f"{game.spec.title} {game.spec.version} — {kind} ({paper})"
             where = display_path(game.root / "game.yaml")
             parts = [Part(self._html(group, title, with_faces=True), where)
                      for group in ([[sheet] for sheet in sheets] or [[]])]
             if job.options.html:
                 self.html[file] = self._html(sheets, title, with_faces=False)
-            duplex = LONG_EDGE if any(sheet.side == "back" for sheet in sheets) else None
             documents.append(Document(file, parts, job.faces,
                                       job.faces.parts_of([deck.spec.id for deck in decks]),
                                       duplex=duplex))
@@ -89,3 +93,16 @@ class SheetsOutput(OutputKind):
         files.append(File(document.file, pdf, self.entry(document.file, pages,
                                                           self.decks[document.file])))
         return files
+
+
+def paired(sheets: list[Sheet]) -> list[Sheet]:
+    """Sheets for printing on both sides: every page that is not a back is followed by one,
+    blank when it has none (a single-sided deck, an overview), so that every back lands
+    behind its own fronts."""
+    out: list[Sheet] = []
+    for index, sheet in enumerate(sheets):
+        out.append(sheet)
+        following = sheets[index + 1] if index + 1 < len(sheets) else None
+        if sheet.side != "back" and (following is None or following.side != "back"):
+            out.append(Sheet(sheet.grid, "back", sheet.deck_id, [], crop_marks=False))
+    return out
