@@ -110,10 +110,39 @@ def finish(pdf: bytes, duplex: str | None = None) -> bytes:
     with pikepdf.open(io.BytesIO(pdf)) as source:
         finished = pikepdf.Pdf.new()
         finished.pages.extend(source.pages)
+        for page in finished.pages:
+            _drop_unused_fonts(finished, page)
         if "/Title" in source.docinfo:
             finished.docinfo["/Title"] = source.docinfo["/Title"]
         _prefer(finished, duplex)
         return _saved(finished)
+
+
+TEXT_SHOWN = {"Tj", "TJ", "'", '"'}
+
+
+def _drop_unused_fonts(pdf: Any, page: Any) -> None:
+    """Take out text objects that show no text (reportlab opens every page with one naming
+    Helvetica) and, when no text is left, the page's fonts: a font never drawn is never
+    embedded, and print shops' preflight rejects a font that is not."""
+    import pikepdf
+
+    kept: list[Any] = []
+    block: list[Any] = []  # the text object being read
+    for instruction in pikepdf.parse_content_stream(page):
+        name = str(instruction.operator)
+        if name == "BT" or block:
+            block.append(instruction)
+            if name == "ET":
+                if any(str(each.operator) in TEXT_SHOWN for each in block):
+                    kept += block
+                block = []
+            continue
+        kept.append(instruction)
+    if not any(str(each.operator) in TEXT_SHOWN for each in kept):
+        page.Contents = pdf.make_stream(pikepdf.unparse_content_stream(kept))
+        if "/Font" in page.Resources:
+            del page.Resources["/Font"]
 
 
 def _prefer(pdf: Any, duplex: str | None) -> None:

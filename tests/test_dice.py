@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from pathlib import Path
 
 import pypdfium2
 import pytest
@@ -232,3 +233,11 @@ def test_too_big_raises() -> None:
 def test_bad_hex_colour_raises() -> None:
     with pytest.raises(ValueError, match="3, 6 or 8 hex digits"):
         dice_pdf([die(color="#abcd")], A4)
+
+
+def test_the_dice_name_no_font_they_do_not_embed(default_a4: Path) -> None:
+    """reportlab opens each page naming Helvetica, never embedded, which print shops'
+    preflight rejects; the nets print no text, so no font is left."""
+    for page in PdfReader(default_a4 / "dice-a4.pdf").pages:
+        assert "/Font" not in page["/Resources"]
+        assert b" Tf" not in page.get_contents().get_data()
