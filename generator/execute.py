@@ -22,7 +22,7 @@ from .files import FileRefused, read_text
 from .fonts import FontRegistry
 from .outputs import Document
 from .parts import Found, LaidOut, Part, part_key
-from .schema import Limits
+from .schema import DEFAULT_LIMITS
 from .workers import Workers
 
 MIN_DPI = 300  # raster images print at least this sharp
@@ -58,7 +58,7 @@ class Executor:
 
     def __init__(self, root: Path, fonts: FontRegistry, cache: PartCache, workers: Workers,
                  write: bool = True, keep_workers: bool = False,
-                 max_bytes: int = Limits().file_bytes):
+                 max_bytes: int = DEFAULT_LIMITS.file_bytes):
         self.root, self.fonts, self.cache, self.write = root, fonts, cache, write
         self.max_bytes = max_bytes  # the largest file of the pack a page may read
         self.workers, self.keep_workers = workers, keep_workers
@@ -232,7 +232,7 @@ def _line_naming(origin: str, message: str) -> int:
         return 0
     named = [url.group(), unquote(urlsplit(url.group()).path).rsplit("/", 1)[-1]]
     try:
-        text = read_text(PROJECT_ROOT / origin, Limits().file_bytes)  # an absolute origin wins
+        text = read_text(PROJECT_ROOT / origin, DEFAULT_LIMITS.file_bytes)  # absolute: as is
     except FileRefused:
         return 0
     for name in filter(None, named):

@@ -29,7 +29,7 @@ from . import PROJECT_ROOT
 from .files import FileRefused, read_bytes
 from .fonts import subset_font
 from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
-from .schema import Limits
+from .schema import DEFAULT_LIMITS
 
 PX_PER_MM = 96 / 25.4
 PT_PER_PX = 0.75  # CSS px to PDF points
@@ -66,7 +66,7 @@ def preload() -> None:
 def make_fetcher(
     allowed_files: Iterable[Path] = (), roots: Sequence[Path] = (PROJECT_ROOT,),
     served: set[Path] | None = None, aliases: dict[Path, Path] | None = None,
-    refused: list[Found] | None = None, max_bytes: int = Limits().file_bytes,
+    refused: list[Found] | None = None, max_bytes: int = DEFAULT_LIMITS.file_bytes,
 ) -> Any:
     """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else; a
     file of the last root (the pack) must be a regular file of at most `max_bytes`.
@@ -205,7 +205,7 @@ def layout(
     allowed_files: Iterable[Path] = (),
     served: set[Path] | None = None,
     aliases: dict[Path, Path] | None = None,
-    max_bytes: int = Limits().file_bytes,
+    max_bytes: int = DEFAULT_LIMITS.file_bytes,
 ) -> Any:
     """Lay out one HTML document into pages, refusing outside files; None if it cannot be.
 
@@ -342,7 +342,7 @@ def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -
 
 
 def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
-           write: bool = True, max_bytes: int = Limits().file_bytes) -> LaidOut:
+           write: bool = True, max_bytes: int = DEFAULT_LIMITS.file_bytes) -> LaidOut:
     """Lay out, measure and (when `write` and nothing is an error) write one part, its fonts
     cut down to its own characters first; no file of the pack larger than `max_bytes` is
     read. Runs in a worker process."""

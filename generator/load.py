@@ -14,9 +14,15 @@ from . import CARDS_DIR
 from .errors import Finding, PackError, display_path
 from .files import FileRefused, inside, read_text, regular
 from .rules import expand_tree, plain, strings
-from .schema import CardBase, DeckSpec, GameSpec, Limits, accepted_keys, card_model
-
-DEFAULT_LIMITS = Limits()  # game.yaml itself is read with these
+from .schema import (
+    DEFAULT_LIMITS,
+    CardBase,
+    DeckSpec,
+    GameSpec,
+    Limits,
+    accepted_keys,
+    card_model,
+)
 
 
 class LineDict(dict):

@@ -40,9 +40,8 @@ class TemplateRefused(jinja2.TemplateError):
     """A template the pack names that may not be read: outside the pack, not a regular file,
     or too large."""
 
-    def __init__(self, path: Path, refused: FileRefused):
+    def __init__(self, refused: FileRefused):
         super().__init__(refused.message)
-        self.path = path
         self.code = refused.code
 
 
@@ -72,7 +71,7 @@ class PackLoader(jinja2.BaseLoader):
                 limit = self.max_bytes if root != self.trusted else MAX_TRUSTED
                 source = read_text(inside(path, [root], name=name), limit, name=name)
             except FileRefused as exc:
-                raise TemplateRefused(path, exc) from None
+                raise TemplateRefused(exc) from None
             mtime = path.stat().st_mtime
             return source, str(path), lambda path=path, mtime=mtime: _unchanged(path, mtime)
         raise jinja2.TemplateNotFound(template)

@@ -140,6 +140,9 @@ class Limits(Strict):
         return int(self.file_mb * 1_000_000)
 
 
+DEFAULT_LIMITS = Limits()  # game.yaml itself is read with these, and a page that is given none
+
+
 class GameSpec(Strict):
     """game.yaml: the title, version, players, palette, fonts and component manifest."""
 

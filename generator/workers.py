@@ -17,7 +17,7 @@ from pathlib import Path
 from . import PROJECT_ROOT, layout
 from .errors import RenderError
 from .parts import LaidOut
-from .schema import Limits
+from .schema import DEFAULT_LIMITS
 
 ORPHAN_POLL = 0.5  # seconds between a worker's looks at whether its parent still runs
 PR_SET_PDEATHSIG = 1  # Linux prctl(2): the signal a process gets when its parent dies
@@ -107,7 +107,7 @@ class Workers:
                 for _ in range(os.cpu_count() or 1)]  # as many as start() made
 
     def submit(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
-               write: bool = True, max_bytes: int = Limits().file_bytes
+               write: bool = True, max_bytes: int = DEFAULT_LIMITS.file_bytes
                ) -> Callable[[], list[LaidOut]]:
         """Start laying out parts, the longest first; the call returned waits for them and
         gives them in the order given."""
