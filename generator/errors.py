@@ -62,6 +62,12 @@ CODES: dict[str, Code] = {
     "W073": Code("warning", "CSS that WeasyPrint ignores"),
     "W074": Code("warning", "any other warning WeasyPrint gives while laying out a page"),
     "E075": Code("error", "WeasyPrint could not load or draw something a page asks for"),
+    "W076": Code("warning", "text contrasts too little with what is beneath it (WCAG AA: "
+                 "4.5:1, 3:1 at 18 pt or 14 pt bold)"),
+    "W077": Code("warning", "text is smaller than the `readability` minimum (6 pt, a version "
+                 "stamp 4 pt)"),
+    "W078": Code("warning", "text lies outside the safe zone (print.yaml `safe` inside the cut "
+                 "line)"),
     "E080": Code("error", "a character has no glyph in the pack's body font"),
     "E081": Code("error", "a character was drawn with no glyph on the laid-out page"),
     "E090": Code("error", "a literal number restates a rule and disagrees with rules.yaml"),

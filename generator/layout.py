@@ -9,11 +9,20 @@ Measuring: each card is the element marked `data-source` (a card id or `back:<id
 text must stay inside the nearest `.safe` box or element marked `data-box`, and above that
 box's `.footer`; the field named is the nearest `data-field`, else the text's own class.
 Text in no such box is reported as not checked.
+
+Readability: every text of a card is also checked for its size (the `--pnp-min-text` that
+base.css.j2 gives a card and its version stamp, from the `readability` settings), for the
+safe zone (`--pnp-safe-inset` inside the card's edge), and for its contrast (WCAG 2 AA) with
+what is painted beneath the middle of its ink, the boxes taken in WeasyPrint's own painting
+order, semi-transparent colours composited over white paper. Text over an image or a
+gradient is not measured for contrast: put it on a plate of colour to have it checked. Text
+under `aria-hidden="true"` is decoration (a watermark), not checked for readability.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
 import tempfile
 import time
@@ -22,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from . import PROJECT_ROOT
@@ -411,9 +420,10 @@ def _element(box: Any) -> Any:
     return element if element is not None and getattr(box, "element_tag", None) else None
 
 
-def _face_boxes(box: Any, clip: list[float]) -> Iterator[tuple[str, list[float], list[float]]]:
-    """Every face box under `box` (face key, box, clip with its radius), in painting order, in
-    CSS px from the page's top left."""
+def _face_boxes(box: Any, clip: list[float]
+                ) -> Iterator[tuple[str, list[float], list[float], int]]:
+    """Every face box under `box` (face key, box, clip with its radius, turn), in painting
+    order, in CSS px from the page's top left."""
     element = _element(box)
     if element is not None:
         x, y, width, height = box.padding_box_x(), box.padding_box_y(), \
@@ -421,7 +431,8 @@ def _face_boxes(box: Any, clip: list[float]) -> Iterator[tuple[str, list[float],
         if element.get("data-clip") is not None:
             clip = [x, y, x + width, y + height, box.border_top_left_radius[0]]
         if element.get("data-face"):
-            yield element.get("data-face"), [x, y, x + width, y + height], clip
+            yield (element.get("data-face"), [x, y, x + width, y + height], clip,
+                   int(element.get("data-turn") or 0))
             return
     for child in children(box):
         yield from _face_boxes(child, clip)
@@ -431,24 +442,30 @@ def placements(document: Any) -> list[FaceBox]:
     """Where each page of a laid-out document shows a face, in PDF points."""
     found = []
     for index, page in enumerate(document.pages):
-        for key, box, clip in _face_boxes(page._page_box, [0, 0, page.width, page.height, 0]):
+        for key, box, clip, turn in _face_boxes(page._page_box,
+                                                [0, 0, page.width, page.height, 0]):
             found.append(FaceBox(index, key, to_points(box, page.height),
                                  to_points(clip[:4], page.height),
-                                 round(clip[4] * PT_PER_PX, 3)))
+                                 round(clip[4] * PT_PER_PX, 3), turn))
     return found
+
+
+Rect = tuple[float, float, float, float]  # left, top, right, bottom, in CSS px
 
 
 @dataclass(frozen=True)
 class _Context:
-    """Where a box sits: its card, its container, the edges its text must stay inside (px),
-    and its field."""
+    """Where a box sits: its card and the card's safe zone, its container, the edges its text
+    must stay inside (px), and its field."""
 
     source: str = ""
+    safe: Rect | None = None  # the card's safe zone, when its page tells how far in it lies
     container: int = 0  # which box holds it: an id, 0 for none
     bottom: float | None = None
     right: float | None = None
     field: str = ""
     floor: float | None = None  # the container's own bottom, which the footer may reach
+    read: bool = True  # False under `aria-hidden="true"`: decoration, not checked for readability
 
 
 def _classes(box: Any) -> list[str]:
@@ -461,8 +478,8 @@ def _container(context: _Context, box: Any) -> _Context:
     floor = box.border_box_y() + box.border_height()
     bottom = min([floor] + [child.border_box_y() for child in children(box)
                             if "footer" in _classes(child)])
-    return _Context(context.source, id(box), bottom, box.border_box_x() + box.border_width(),
-                    "", floor)
+    return _Context(context.source, context.safe, id(box), bottom,
+                    box.border_box_x() + box.border_width(), "", floor, context.read)
 
 
 def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
@@ -471,13 +488,15 @@ def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
     if element is not None:
         classes = _classes(box)
         if element.get("data-source") is not None:
-            context = _Context(element.get("data-source"))
+            context = _Context(element.get("data-source"), _safe_zone(box))
         if "safe" in classes or element.get("data-box") is not None:
             context = _container(context, box)
         elif "footer" in classes and context.floor is not None:
             context = replace(context, bottom=context.floor, field="footer")
         if element.get("data-field"):
             context = replace(context, field=element.get("data-field"))
+        if element.get("aria-hidden") == "true":
+            context = replace(context, read=False)
     yield box, context
     for child in children(box):
         yield from _walk(child, context)
@@ -514,7 +533,8 @@ class _Extent:
 
 
 def measure(document: Any, min_dpi: float) -> list[Found]:
-    """Text past its box, text in no box, and raster images printed below `min_dpi`, by card.
+    """Text past its box, text in no box, raster images printed below `min_dpi`, and text
+    hard to read (too faint, too small, outside the safe zone), by card.
 
     A field pushed out by a taller field above it in the same box names that field too: its
     text is what grew.
@@ -523,12 +543,15 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
     coarse: dict[tuple[str, str], float] = {}
     loose: dict[str, str] = {}
     extents: dict[int, dict[str, _Extent]] = {}
+    legibility = _Legibility()
     for page in document.pages:
+        texts: dict[int, _Context] = {}  # each text box of a card, by id, with its context
         for box, context in _walk(page._page_box, _Context()):
             if not context.source:
                 continue
             kind = type(box).__name__
             if kind == "TextBox" and box.text.strip():
+                texts[id(box)] = context
                 if context.bottom is None:
                     loose.setdefault(context.source, box.text.strip())
                     continue
@@ -546,6 +569,7 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
                 if dpi is not None and dpi < min_dpi:
                     key = (context.source, box.element.get("src", ""))
                     coarse[key] = min(dpi, coarse.get(key, dpi))
+        legibility.read(page._page_box, texts)
     found = []
     for (source, field), (amount, edge, container) in sorted(worst.items()):
         pushed = _pushed(field, extents.get(container, {})) if edge == "bottom" else ""
@@ -557,7 +581,7 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
     for source, text in sorted(loose.items()):
         found.append(Found("W072", "text in no .safe or data-box box, so not checked for "
                            f"overflow (first: '{_short(text)}')", source))
-    return found
+    return found + legibility.found()
 
 
 def _pushed(field: str, extents: dict[str, _Extent]) -> str:
@@ -591,3 +615,257 @@ def _dpi(box: Any) -> float | None:
         return None
     pixels, _, _ = image.get_intrinsic_size(1, 16)
     return float(pixels / (box.width / 96)) if pixels else None
+
+
+# Readability: WCAG 2 AA contrast, large text being 18 pt, or 14 pt bold.
+CONTRAST, LARGE_CONTRAST = 4.5, 3.0
+LARGE_PT, LARGE_BOLD_PT = 18.0, 14.0
+EM_TOP = 1 - DESCENDER_EM  # how far above the baseline the ideographic em box reaches, in em
+PAPER = (1.0, 1.0, 1.0)  # what lies beneath everything: white paper
+
+
+class _Paint(NamedTuple):
+    """A colour (r, g, b, alpha in 0-1), or an image (None), painted over a rounded box
+    (left, top, width, height, then each corner's radii: top left, top right, bottom right,
+    bottom left), in px."""
+
+    area: tuple[Any, ...]
+    color: tuple[float, float, float, float] | None
+
+
+def _length_px(style: Any, name: str) -> float | None:
+    """A custom property holding one length (pt, mm or px), in px; None when not set."""
+    for token in style[name] or ():
+        if token.type == "dimension" and token.unit in UNIT_PX:
+            return float(token.value) * UNIT_PX[token.unit]
+    return None
+
+
+UNIT_PX = {"px": 1.0, "pt": 1 / PT_PER_PX, "mm": PX_PER_MM}
+
+
+def _safe_zone(card: Any) -> Rect | None:
+    """A card's safe zone, `--pnp-safe-inset` inside its border box; None when not given."""
+    inset = _length_px(card.style, "__pnp_safe_inset")
+    if inset is None:
+        return None
+    left, top = card.border_box_x(), card.border_box_y()
+    return (left + inset, top + inset, left + card.border_width() - inset,
+            top + card.border_height() - inset)
+
+
+def _painting(page: Any) -> Iterator[_Paint | tuple[Any, float]]:
+    """What a page paints, in WeasyPrint's own order (weasyprint.draw): each background and
+    image as a `_Paint`, each text box with the opacity it is drawn at."""
+    from weasyprint.stacking import StackingContext
+
+    for background in (page.background, page.canvas_background):
+        yield from _background(background, 1.0)
+    yield from _context_paints(StackingContext.from_page(page), 1.0)
+
+
+def _context_paints(context: Any, opacity: float) -> Iterator[_Paint | tuple[Any, float]]:
+    """What a stacking context paints, in the order of weasyprint.draw.draw_stacking_context."""
+    from weasyprint.formatting_structure import boxes
+
+    box = context.box
+    opacity *= box.style["opacity"]
+    if isinstance(box, (boxes.BlockBox, boxes.MarginBox, boxes.InlineBlockBox,
+                        boxes.TableCellBox, boxes.FlexContainerBox, boxes.GridContainerBox,
+                        boxes.ReplacedBox)):
+        yield from _background(getattr(box, "background", None), opacity)
+    for child in context.negative_z_contexts:
+        yield from _context_paints(child, opacity)
+    for block in context.block_level_boxes:
+        yield from _background(getattr(block, "background", None), opacity)
+    for child in context.float_contexts:
+        yield from _context_paints(child, opacity)
+    if isinstance(box, boxes.InlineBox):
+        yield from _inline_paints(box, opacity)
+    yield from _block_paints({box: context.blocks_and_cells}, opacity)
+    for child in context.zero_z_contexts + context.positive_z_contexts:
+        yield from _context_paints(child, opacity)
+
+
+def _inline_paints(box: Any, opacity: float) -> Iterator[_Paint | tuple[Any, float]]:
+    """What an inline-level box paints (weasyprint.draw.draw_inline_level)."""
+    from weasyprint.formatting_structure import boxes
+    from weasyprint.stacking import StackingContext
+
+    if isinstance(box, StackingContext):
+        yield from _context_paints(box, opacity)
+        return
+    yield from _background(getattr(box, "background", None), opacity)
+    if isinstance(box, (boxes.InlineBox, boxes.LineBox)):
+        for child in box.children:
+            if isinstance(child, boxes.TextBox):
+                yield child, opacity
+            else:
+                yield from _inline_paints(child, opacity)
+    elif isinstance(box, boxes.InlineReplacedBox):
+        yield _image(box)
+    elif isinstance(box, boxes.TextBox):
+        yield box, opacity
+
+
+def _block_paints(blocks: dict[Any, Any], opacity: float) -> Iterator[_Paint | tuple[Any, float]]:
+    """What block-level boxes paint inside (weasyprint.draw.draw_block_level)."""
+    from weasyprint.formatting_structure import boxes
+
+    for block, inner in blocks.items():
+        if isinstance(block, boxes.ReplacedBox):
+            yield _image(block)
+        elif block.children and isinstance(block.children[-1], boxes.LineBox):
+            for child in block.children:
+                yield from _inline_paints(child, opacity)
+        yield from _block_paints(inner, opacity)
+
+
+def _image(box: Any) -> _Paint:
+    """A replaced box (an img, an SVG) as an image over its content box."""
+    return _Paint((box.content_box_x(), box.content_box_y(), box.width, box.height), None)
+
+
+def _background(background: Any, opacity: float) -> Iterator[_Paint]:
+    """A box's background: its colour, then its images and gradients, bottom layer first."""
+    if background is None or not background.layers:
+        return
+    color = background.color
+    if color.alpha > 0:
+        yield _Paint(tuple(background.layers[-1].clipped_boxes[0]),
+                     (*_rgb(color), color.alpha * opacity))
+    for layer in reversed(background.layers):
+        if layer.image is not None:
+            yield _Paint(tuple(layer.clipped_boxes[0]), None)
+
+
+def _rgb(color: Any) -> tuple[float, float, float]:
+    """A colour's red, green and blue in sRGB, 0-1."""
+    red, green, blue = color.to("srgb").coordinates
+    return red, green, blue
+
+
+def _covers(area: tuple[Any, ...], x: float, y: float) -> bool:
+    """Whether a rounded box holds the point (x, y)."""
+    left, top, width, height, *radii = area
+    right, bottom = left + width, top + height
+    if not (left <= x <= right and top <= y <= bottom):
+        return False
+    corners = ((left, top, 1, 1), (right, top, -1, 1), (right, bottom, -1, -1),
+               (left, bottom, 1, -1))
+    for (rx, ry), (cx, cy, sx, sy) in zip(radii or [(0, 0)] * 4, corners, strict=True):
+        if rx > 0 and ry > 0:
+            dx, dy = (cx + sx * rx - x) / rx, (cy + sy * ry - y) / ry
+            if sx * (x - cx) < rx and sy * (y - cy) < ry and dx * dx + dy * dy > 1:
+                return False
+    return True
+
+
+def _backdrop(paints: list[_Paint], x: float, y: float) -> tuple[float, float, float] | None:
+    """The colour painted beneath (x, y) so far: the topmost opaque colour there, paper when
+    none, with the semi-transparent ones above it composited; None over an image."""
+    above: list[tuple[float, float, float, float]] = []
+    color = PAPER
+    for paint in reversed(paints):
+        if not _covers(paint.area, x, y):
+            continue
+        if paint.color is None:
+            return None
+        if paint.color[3] >= 1:
+            color = paint.color[:3]
+            break
+        above.append(paint.color)
+    for red, green, blue, alpha in reversed(above):
+        color = _over((red, green, blue), alpha, color)
+    return color
+
+
+def _over(top: tuple[float, ...], alpha: float,
+          below: tuple[float, ...]) -> tuple[float, float, float]:
+    """A colour of some opacity composited over an opaque one."""
+    red, green, blue = (alpha * a + (1 - alpha) * b for a, b in zip(top, below, strict=True))
+    return red, green, blue
+
+
+def _luminance(color: tuple[float, ...]) -> float:
+    """WCAG 2 relative luminance of an sRGB colour."""
+    red, green, blue = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+                        for c in color)
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def contrast(first: tuple[float, ...], second: tuple[float, ...]) -> float:
+    """WCAG 2 contrast ratio of two opaque sRGB colours (1 to 21)."""
+    light, dark = sorted((_luminance(first), _luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _hex(color: tuple[float, ...]) -> str:
+    return "#" + "".join(f"{round(c * 255):02x}" for c in color)
+
+
+class _Legibility:
+    """The worst readability problem of each field of each card, of each kind."""
+
+    def __init__(self) -> None:
+        self.faint: dict[tuple[str, str], tuple[float, float, str, str]] = {}
+        self.small: dict[tuple[str, str], tuple[float, float]] = {}
+        self.outside: dict[tuple[str, str], tuple[float, str]] = {}
+
+    def read(self, page: Any, texts: dict[int, _Context]) -> None:
+        """Check every text of a page that belongs to a card, against what is beneath it."""
+        paints: list[_Paint] = []
+        for item in _painting(page):
+            if isinstance(item, _Paint):
+                paints.append(item)
+            elif id(item[0]) in texts:
+                self._text(*item, texts[id(item[0])], paints)
+
+    def _text(self, text: Any, opacity: float, context: _Context, paints: list[_Paint]) -> None:
+        style = text.style
+        color = style["color"]
+        alpha = color.alpha * opacity
+        if alpha <= 0 or style["visibility"] != "visible" or not context.read:
+            return
+        key = (context.source, _field_name(text, context))
+        size = style["font_size"]
+        minimum = _length_px(style, "__pnp_min_text")
+        if minimum is not None and round(size, 3) < round(minimum, 3) and (
+                size < self.small.get(key, (size + 1, 0))[0]):
+            self.small[key] = (size, minimum)
+        top = text.position_y + text.baseline - EM_TOP * size
+        bottom = text.position_y + text.baseline + DESCENDER_EM * size
+        ink = (text.position_x, top, text.position_x + text.width, bottom)
+        if context.safe is not None:
+            amount, edge = max((context.safe[0] - ink[0], "left"), (ink[2] - context.safe[2],
+                               "right"), (context.safe[1] - ink[1], "top"),
+                               (ink[3] - context.safe[3], "bottom"))
+            amount /= PX_PER_MM
+            if amount > TOLERANCE_MM and amount > self.outside.get(key, (0, ""))[0]:
+                self.outside[key] = (amount, edge)
+        below = _backdrop(paints, (ink[0] + ink[2]) / 2, (ink[1] + ink[3]) / 2)
+        if below is None:
+            return
+        shown = _over(_rgb(color), alpha, below)
+        ratio = contrast(shown, below)
+        points = size * PT_PER_PX
+        large = points >= LARGE_PT or (points >= LARGE_BOLD_PT and style["font_weight"] >= 700)
+        need = LARGE_CONTRAST if large else CONTRAST
+        if ratio < need and ratio < self.faint.get(key, (need, 0, "", ""))[0]:
+            self.faint[key] = (ratio, need, _hex(shown), _hex(below))
+
+    def found(self) -> list[Found]:
+        """One finding per card, field and problem, the worst instance of it."""
+        found = []
+        for (source, field), (ratio, need, shown, below) in sorted(self.faint.items()):
+            found.append(Found("W076", f"{_subject(source)}: '{field}' is {shown} on {below}, "
+                               f"contrast {math.floor(ratio * 10) / 10:.1f}:1, below {need:g}:1 "
+                               "(WCAG AA)", source))
+        for (source, field), (size, minimum) in sorted(self.small.items()):
+            found.append(Found("W077", f"{_subject(source)}: '{field}' is set in "
+                               f"{size * PT_PER_PX:.1f} pt, below the "
+                               f"{minimum * PT_PER_PX:g} pt minimum", source))
+        for (source, field), (amount, edge) in sorted(self.outside.items()):
+            found.append(Found("W078", f"{_subject(source)}: '{field}' lies {amount:.1f} mm "
+                               f"outside the safe zone ({edge} edge)", source))
+        return found

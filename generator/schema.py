@@ -6,7 +6,10 @@ import datetime
 from functools import cache
 from typing import Annotated, Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+
+from . import TEMPLATES_DIR
 
 Color = Annotated[str, StringConstraints(pattern=r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]+)$")]
 FontFamily = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9 _-]+$")]
@@ -62,6 +65,8 @@ class DeckSpec(Strict):
     crop_marks: bool = Field(True, description="false for sheets used uncut, e.g. score pads")
     overview: bool = Field(False, description="a tiled component is also printed whole, "
                            "scaled to one page")
+    own_sheets: bool = Field(False, description="never share a sheet with another deck of "
+                             "the same size (a deck printed on other card stock)")
     color: Color | None = None
     fields: dict[str, FieldSpec] = {}
 
@@ -143,6 +148,24 @@ class Limits(Strict):
 DEFAULT_LIMITS = Limits()  # game.yaml itself is read with these, and a page that is given none
 
 
+@cache
+def print_readability() -> dict[str, float]:
+    """The `readability` block of templates/print.yaml: the smallest text sizes, in pt."""
+    data = yaml.safe_load((TEMPLATES_DIR / "print.yaml").read_text(encoding="utf-8"))
+    return {key: float(value) for key, value in data["readability"].items()}
+
+
+class Readability(Strict):
+    """The smallest text `pnp validate` accepts on a face, in pt; what game.yaml leaves out
+    comes from templates/print.yaml `readability`. The page carries both (base.css.j2)."""
+
+    min_text: float = Field(default_factory=lambda: print_readability()["min_text"], gt=0,
+                            le=72, allow_inf_nan=False, description="any text a player reads")
+    min_stamp: float = Field(default_factory=lambda: print_readability()["min_stamp"], gt=0,
+                             le=72, allow_inf_nan=False, description="the version stamp: a "
+                             "card's `.footer`, a token's `.token-version`")
+
+
 class GameSpec(Strict):
     """game.yaml: the title, version, players, palette, fonts and component manifest."""
 
@@ -167,6 +190,8 @@ class GameSpec(Strict):
     rulebook: RulebookSpec = RulebookSpec()
     limits: Limits = Field(Limits(), description="what the pack may ask for before it is "
                            "refused; game.yaml itself is read with the defaults")
+    readability: Readability = Field(default_factory=Readability, description="the smallest "
+                                     "text validate accepts (print.yaml's, unless given)")
 
 
 class Section(Strict):
