@@ -312,11 +312,11 @@ def template_texts(game: Game) -> Iterator[Text]:
 
 
 def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterator[Finding]:
-    """Every character the pack prints has a glyph in its body font (fontTools cmap): no tofu."""
+    """Every character the pack prints has a glyph in its body font or its fallback: no tofu."""
     family = game.spec.fonts.get("body")
     if family not in fonts.families:
         return
-    have = fonts.characters(family)
+    have = fonts.stack_characters(family)
     rule_texts = [Text(display_path(game.root / (game.spec.rules or "")), line, text)
                   for line, text in strings(game.rules_data)]
     for item in [*texts, *rule_texts]:
