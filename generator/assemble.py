@@ -196,16 +196,34 @@ def _draw_faces(pdf: Any, pages: dict[int, list[FaceBox]], forms: dict[str, Any]
         page = pdf.pages[index]
         drawing = []
         for number, face in enumerate(placed):
-            x0, y0, x1, y1 = (float(value) for value in forms[face.key].BBox)
-            box = face.box
-            scale_x, scale_y = (box[2] - box[0]) / (x1 - x0), (box[3] - box[1]) / (y1 - y0)
+            matrix = _face_matrix([float(value) for value in forms[face.key].BBox], face.box,
+                                  face.turn)
             x0_, y0_, x1_, y1_ = face.clip
-            drawing.append(f"q {_clip_path(x0_, y0_, x1_, y1_, face.radius)} {scale_x:.6f} 0 0 "
-                           f"{scale_y:.6f} {box[0] - x0 * scale_x:.3f} "
-                           f"{box[1] - y0 * scale_y:.3f} cm /Face{number} Do Q")
+            drawing.append(f"q {_clip_path(x0_, y0_, x1_, y1_, face.radius)} {matrix} cm "
+                           f"/Face{number} Do Q")
         _add_forms(page, {f"/Face{number}": forms[face.key] for number, face in enumerate(placed)})
         page.contents_add(pikepdf.Stream(pdf, ("\n".join(drawing) + "\n").encode()),
                           prepend=True)
+
+
+def _face_matrix(bbox: list[float], box: list[float], turn: int) -> str:
+    """The `cm` operands that draw a form whose bounding box is `bbox` into `box` (both left,
+    bottom, right, top), turned `turn` degrees clockwise as seen on the page."""
+    x0, y0, x1, y1 = bbox
+    left, bottom, right, top = box
+    width, height = x1 - x0, y1 - y0
+    if turn % 180:
+        sx, sy = (right - left) / height, (top - bottom) / width
+    else:
+        sx, sy = (right - left) / width, (top - bottom) / height
+    a, b, c, d, e, f = {
+        0: (sx, 0, 0, sy, left - sx * x0, bottom - sy * y0),
+        90: (0, -sy, sx, 0, left - sx * y0, top + sy * x0),
+        180: (-sx, 0, 0, -sy, right + sx * x0, top + sy * y0),
+        270: (0, sy, -sx, 0, right + sx * y0, bottom - sy * x0),
+    }[turn]
+    return " ".join(f"{value:.6f}" if index < 4 else f"{value:.3f}"
+                    for index, value in enumerate((a, b, c, d, e, f)))
 
 
 def _clip_path(x0: float, y0: float, x1: float, y1: float, radius: float) -> str:

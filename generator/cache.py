@@ -40,6 +40,8 @@ class BuildOptions:
     strict: bool = False
     only: tuple[str, ...] = ()
     switches: frozenset[str] = frozenset()
+    duplex: str = "long"  # the edge the printer turns the sheet over: long or short
+    back_offset: tuple[float, float] = (0.0, 0.0)  # mm every back is moved, right and down
 
     def on(self, switch: str) -> bool:
         """Whether an output kind's switch (`booklet`, `no_backs`) is on."""
@@ -299,8 +301,10 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
         links = [Link(int(page), str(anchor), [float(x) for x in rectangle])
                  for page, anchor, rectangle in meta["links"]]
         faces = [FaceBox(int(page), str(face), [float(x) for x in box],
-                         [float(x) for x in clip], float(radius))
-                 for page, face, box, clip, radius in meta["faces"]]
+                         [float(x) for x in clip], float(radius), int(turn))
+                 for page, face, box, clip, radius, turn in meta["faces"]]
+        if any(face.turn not in (0, 90, 180, 270) for face in faces):
+            raise ValueError("a turn")
         on_pages = [*anchors.values(), *(link.page for link in links),
                     *(face.page for face in faces)]
         if not all(type(page) is int and 0 <= page < pages for page in on_pages):

@@ -14,8 +14,12 @@ from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME
 from .cache import BuildOptions, input_digest, is_fresh
+from .calibrate import languages
 from .errors import PackError, PnpError
 from .geometry import load_geometry
+from .printer import FLIPS, Printer, load_printer, parse_offset
+
+PRINTERS_FILE = "printers.yaml"  # in the folder pnp is run from
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 EXIT_CODES = """exit codes:
@@ -35,13 +39,23 @@ def _games(names: list[str]) -> list[str]:
     return names or [DEFAULT_GAME]
 
 
+def _printer(args: argparse.Namespace) -> Printer:
+    """How the printer turns sheets over: printers.yaml's entry for --printer, then
+    --duplex and --back-offset over it."""
+    kept = load_printer(Path(PRINTERS_FILE), args.printer) if args.printer else Printer()
+    return Printer(args.duplex or kept.duplex,
+                   parse_offset(args.back_offset) if args.back_offset else kept.back_offset)
+
+
 def _options(args: argparse.Namespace, only: tuple[str, ...] = ()) -> BuildOptions:
     """The build options the command line gives."""
     from .outputs import switches
 
+    printer = _printer(args)
     return BuildOptions(paper=args.paper, html=getattr(args, "html", False), strict=args.strict,
                         only=only, switches=frozenset(
-                            name for name in switches() if getattr(args, name, False)))
+                            name for name in switches() if getattr(args, name, False)),
+                        duplex=printer.duplex, back_offset=printer.back_offset)
 
 
 def cmd_build(args: argparse.Namespace, only: tuple[str, ...] = ()) -> int:
@@ -99,6 +113,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return status
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Write the duplex calibration sheet."""
+    from .calibrate import write_calibration
+
+    printer = _printer(args)
+    path = write_calibration(args.out, args.paper, load_geometry().papers[args.paper],
+                             printer.duplex, printer.back_offset, args.lang)
+    _progress(f"wrote {path}: print it on both sides, hold it to the light and read the "
+              "back offset off its scales")
+    return EXIT_OK
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every game pack with its title, version and card count, from game.yaml alone."""
     from .load import list_games, load_spec
@@ -130,7 +156,19 @@ def _common(switches: dict[str, str]) -> argparse.ArgumentParser:
     for name, text in switches.items():
         common.add_argument(f"--{name.replace('_', '-')}", dest=name, action="store_true",
                             help=text)
+    common.add_argument("--printer", metavar="NAME",
+                        help=f"use the duplex settings kept for NAME in ./{PRINTERS_FILE}")
+    _printing(common)
     return common
+
+
+def _printing(parser: argparse.ArgumentParser) -> None:
+    """--duplex and --back-offset, for building and for the calibration page."""
+    parser.add_argument("--duplex", choices=FLIPS, default=None,
+                        help="the edge your printer turns sheets over (default: long)")
+    parser.add_argument("--back-offset", metavar="X,Y", default=None,
+                        help="move every back X mm right and Y mm down, as seen on the back, "
+                             "to undo your printer's shift (read it off `pnp calibrate`)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -175,9 +213,34 @@ def parser() -> argparse.ArgumentParser:
     validate.add_argument("--json", action="store_true", help="print the findings as JSON")
     validate.set_defaults(func=cmd_validate)
 
+    calibrate = sub.add_parser("calibrate", help="write a duplex test sheet whose scales read "
+                               "your printer's back offset in mm")
+    calibrate.add_argument("--paper", choices=sorted(load_geometry().papers), default="a4")
+    calibrate.add_argument("--out", type=Path, default=BUILD_DIR,
+                           help="output folder (default: build/)")
+    calibrate.add_argument("--printer", metavar="NAME",
+                           help=f"print with the settings kept for NAME in ./{PRINTERS_FILE}, "
+                                "to check them: every scale should then read 0")
+    calibrate.add_argument("--lang", choices=languages(), default="zh-CN",
+                           help="the language of the page's instructions")
+    _printing(calibrate)
+    calibrate.set_defaults(func=cmd_calibrate)
+
     listing = sub.add_parser("list", help="list the game packs under cards/")
     listing.set_defaults(func=cmd_list)
     return top
+
+
+def _joined(argv: list[str]) -> list[str]:
+    """`--back-offset -1.5,0.5` as one argument: argparse takes a value that starts with a
+    minus for an option."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--back-offset" and arg.startswith("-"):
+            out[-1] = f"--back-offset={arg}"
+        else:
+            out.append(arg)
+    return out
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -187,7 +250,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; designer mistakes print clean messages, never tracebacks."""
-    args = parser().parse_args(argv)
+    args = parser().parse_args(_joined(list(sys.argv[1:] if argv is None else argv)))
     for stop in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if stop is not None and threading.current_thread() is threading.main_thread():
             signal.signal(stop, _interrupt)

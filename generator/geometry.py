@@ -86,27 +86,44 @@ class Geometry:
     glue_label: str = "glue"
     rulebook_margin: float = 18
     booklet_margin: float = 12
+    gutter: float = 10
+    printable: float = 5
+    fold_gutter: float = 8
 
-    def grid(self, paper: str, card: Box | str) -> Grid:
-        """Fit as many cards (a Box or a size name) on `paper` as the margin allows, centred."""
+    def room(self, paper: str) -> Box:
+        """The part of the paper cut lines may use: all of it but the margin on every side."""
+        sheet = self.papers[paper]
+        return Box(sheet.width - 2 * self.min_margin, sheet.height - 2 * self.min_margin)
+
+    def grid(self, paper: str, card: Box | str, half: bool = False) -> Grid:
+        """Fit as many cards (a Box or a size name) on `paper` as the margin allows, centred;
+        with `half`, in the left half only, clear of a fold down the middle."""
         sheet = self.papers[paper]
         card = self.sizes[card] if isinstance(card, str) else card
-        cols = int((sheet.width - 2 * self.min_margin) // card.width)
+        width = sheet.width / 2 - self.fold_gutter / 2 - self.min_margin if half else \
+            sheet.width - 2 * self.min_margin
+        cols = int(width // card.width)
         rows = int((sheet.height - 2 * self.min_margin) // card.height)
         if cols < 1 or rows < 1:
             raise ValueError(f"a {card.width}×{card.height} mm card does not fit on '{paper}'")
-        left = (sheet.width - cols * card.width) / 2
+        left = sheet.width / 2 - self.fold_gutter / 2 - cols * card.width if half else \
+            (sheet.width - cols * card.width) / 2
         top = (sheet.height - rows * card.height) / 2
         return Grid(sheet, card, cols, rows, round(left, 4), round(top, 4))
 
     def tiling(self, paper: str, size: str) -> Tiling:
-        """Cut a size into the fewest equal pieces that each fit on the paper."""
-        sheet, whole = self.papers[paper], self.sizes[size]
-        room_x, room_y = sheet.width - 2 * self.min_margin, sheet.height - 2 * self.min_margin
-        overlap = self.overlap if whole.width > room_x or whole.height > room_y else 0
-        cols, width = _split(whole.width, room_x, overlap)
-        rows, height = _split(whole.height, room_y, overlap)
-        return Tiling(whole, Box(round(width, 4), round(height, 4)), cols, rows, overlap)
+        """Cut a size into the fewest equal pieces that each fit on the paper, upright or
+        turned a quarter (a 250 mm track fits whole across A4 turned)."""
+        room, whole = self.room(paper), self.sizes[size]
+        if whole.width <= room.width and whole.height <= room.height:
+            return Tiling(whole, whole, 1, 1, 0)
+        tilings = []
+        for room_x, room_y in ((room.width, room.height), (room.height, room.width)):
+            cols, width = _split(whole.width, room_x, self.overlap)
+            rows, height = _split(whole.height, room_y, self.overlap)
+            tilings.append(Tiling(whole, Box(round(width, 4), round(height, 4)), cols, rows,
+                                  self.overlap if cols * rows > 1 else 0))
+        return min(tilings, key=lambda tiling: tiling.count)  # upright when it ties
 
     def half(self, paper: str) -> Box:
         """A booklet page: the paper folded in half (A4 gives 148.5 x 210 mm)."""
@@ -137,4 +154,7 @@ def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
         glue_label=str(data["tiling"]["glue_label"]),
         rulebook_margin=float(data["rulebook"]["margin"]),
         booklet_margin=float(data["rulebook"]["booklet_margin"]),
+        gutter=float(data["sheet"]["gutter"]),
+        printable=float(marks["printable"]),
+        fold_gutter=float(data["sheet"]["fold_gutter"]),
     )

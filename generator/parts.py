@@ -108,13 +108,15 @@ class Link(NamedTuple):
 
 class FaceBox(NamedTuple):
     """Where a page shows a card face: its page, the face's key, the face's box and the box it
-    is cut to (left, bottom, right, top, in PDF points), and the cut's corner radius."""
+    is cut to (left, bottom, right, top, in PDF points), the cut's corner radius, and the
+    quarter turns (degrees clockwise) the face is drawn at."""
 
     page: int
     key: str
     box: list[float]
     clip: list[float]
     radius: float
+    turn: int = 0
 
 
 @dataclass(frozen=True)

@@ -85,23 +85,29 @@ def test_card_text_is_escaped_not_markup(default_a4: Path) -> None:
     assert "**" not in text
 
 
-def test_backs_follow_fronts_and_are_mirrored(default_a4: Path) -> None:
-    """personal-profession has 16 cards: its second sheet holds 7, the last alone at col 0."""
+def test_decks_of_one_size_share_sheets_and_backs_follow_mirrored(default_a4: Path) -> None:
+    """The poker decks run on from one to the next: personal-profession's last card, PF16,
+    is the 48th poker card, so it sits top right on the sixth sheet with the first being
+    (B01) below it on the left; on the back page the personal back is top left and the
+    being back middle right."""
     pdf = default_a4 / "cards-a4.pdf"
     texts = page_texts(pdf)
+    manifest = json.loads((default_a4 / "manifest.json").read_text(encoding="utf-8"))
+    cards = next(o for o in manifest["outputs"] if o["file"] == "cards-a4.pdf")
+    assert cards["pages"] == 2 * -(-sum(d["faces"] for d in cards["decks"].values()) // 9)
     front_index = next(i for i, t in enumerate(texts) if "PF16" in t)
-    assert "别业因缘" in texts[front_index + 1]
+    assert front_index == 2 * 5 and "B01" in texts[front_index]
+    assert "别业因缘" in texts[front_index + 1] and "众生" in texts[front_index + 1]
     grid = load_geometry().grid("a4", "poker")
-    front, back = render_page(pdf, front_index), render_page(pdf, front_index + 1)
-    mid_y = grid.top + 2.5 * grid.card.height
-    col0_x = grid.left + 0.5 * grid.card.width
-    col2_x = grid.left + 2.5 * grid.card.width
-    white = (255, 255, 255)
-    assert pixel_mm(front, col0_x, grid.top + 2 * grid.card.height + 1.5) != white
-    assert pixel_mm(front, col2_x, mid_y) == white
-    assert pixel_mm(back, col0_x, mid_y) == white
-    back_colour = pixel_mm(back, col2_x, grid.top + 2 * grid.card.height + 1)
-    assert back_colour[2] > back_colour[0]  # the deep-blue personal back
+    back = render_page(pdf, front_index + 1)
+
+    def centre(col: int, row: int) -> tuple[int, int, int]:
+        return pixel_mm(back, grid.left + (col + 0.5) * grid.card.width,
+                        grid.top + row * grid.card.height + 1.5)
+
+    personal, being = centre(0, 0), centre(2, 1)
+    assert personal[2] > personal[0] + 40  # the deep-blue personal back, behind PF16
+    assert being[0] > being[2] + 15  # the brown being back, behind B01
 
 
 def test_viewer_preferences_stop_scaling_and_ask_duplex_only_with_backs(
@@ -136,7 +142,7 @@ def test_no_backs_option(tmp_path: Path, pool) -> None:
                                                          "score"}
     cards = next(o for o in manifest["outputs"] if o["kind"] == "cards")
     assert all(info["backs"] == 0 for info in cards["decks"].values())
-    assert len(PdfReader(tmp_path / DEFAULT_GAME / "cards-a4.pdf").pages) == cards["pages"] == 12
+    assert len(PdfReader(tmp_path / DEFAULT_GAME / "cards-a4.pdf").pages) == cards["pages"] == 9
 
 
 def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path, pool) -> None:
@@ -168,19 +174,21 @@ def _fonts(resources) -> set[str]:
 
 
 def test_resource_tokens_are_double_sided(default_a4: Path) -> None:
-    """§2.1: 45 tokens, 1/2/5 of 资粮, 功德 and 慧, five of each; each back is its face."""
-    fronts, backs = page_texts(default_a4 / "tokens-a4.pdf")[:2]
+    """§2.1: 45 tokens, 1/2/5 of 资粮, 功德 and 慧, five of each; each back is its face. The
+    markers, also 30 mm, share their sheets: 54 a sheet, so two sheets and the achievements'."""
+    pages = page_texts(default_a4 / "tokens-a4.pdf")
+    assert len(pages) == 6
+    fronts, backs = pages[0] + pages[2], pages[1] + pages[3]
     for name in ("资粮", "功德", "慧"):
         assert fronts.count(name) == backs.count(name) == 15
-    values = "".join(ch for ch in fronts.replace(flat(GAME["version"]), "") if ch in "125")
-    assert len(page_texts(default_a4 / "tokens-a4.pdf")) == 6  # tokens, markers, achievements
+    values = "".join(ch for ch in pages[0].replace(flat(GAME["version"]), "") if ch in "125")
     assert sorted(values) == sorted("1" * 15 + "2" * 15 + "5" * 15)
 
 
 def test_markers_and_achievements_match_the_rulebook(default_a4: Path) -> None:
     """§2.1: 皈依 4, 大乘 4, 技能使用 8, one round marker; §七: 8 英雄; §12.13: 12 achievements."""
     pages = page_texts(default_a4 / "tokens-a4.pdf")
-    markers = pages[2]
+    markers = pages[0] + pages[2]
     rules = yaml.safe_load((PACK / "rules.yaml").read_text(encoding="utf-8"))
     printed = {
         name: markers.count(flat(name + note))
@@ -190,7 +198,7 @@ def test_markers_and_achievements_match_the_rulebook(default_a4: Path) -> None:
                            ("英雄", f"英雄时刻·终局+{rules['scoring']['hero']}分")]
     }
     assert printed == {"皈依": 4, "大乘": 4, "技能": 8, "回合": 1, "英雄": 8}
-    assert sum(printed.values()) == markers.count(flat(GAME["version"])) == 25
+    assert markers.count(flat(GAME["version"])) == 45 + 25
     for card in _cards("achievements"):
         assert card["name"] in pages[4]
     choices = next(t for t in page_texts(default_a4 / "cards-a4.pdf") if "AB-A" in t)

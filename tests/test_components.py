@@ -194,8 +194,9 @@ def test_a_balance_change_reprints_every_component(tmp_path: Path, default_a4: P
 def test_the_manifest_and_pdfs_hold_every_component(default_a4: Path) -> None:
     manifest = json.loads((default_a4 / "manifest.json").read_text(encoding="utf-8"))
     decks = {deck: info for o in manifest["outputs"] for deck, info in o["decks"].items()}
-    assert decks["track-calamity"] == {"faces": 1, "backs": 0, "pieces": 3}  # 470 mm on A4
-    assert decks["track-saved"] == {"faces": 1, "backs": 0, "pieces": 2}
+    # 470 mm: two pieces turned across A4; 250 mm: whole, turned
+    assert decks["track-calamity"] == {"faces": 1, "backs": 0, "pieces": 2}
+    assert decks["track-saved"] == {"faces": 1, "backs": 0}
     assert decks["track-round"] == {"faces": 1, "backs": 0}
     assert decks["action-cards"] == decks["aids"] == {"faces": 4, "backs": 4}
     aids = page_texts(default_a4 / "aids-a4.pdf")
@@ -219,8 +220,9 @@ def test_tiles_cover_the_track_with_overlaps(paper: str) -> None:
     """The pieces of a track fit the paper, overlap by the glue strip and cover it whole."""
     geometry = load_geometry().with_sizes({"long": Box(470, 60)})
     tiling = geometry.tiling(paper, "long")
-    room = geometry.papers[paper].width - 2 * geometry.min_margin
-    assert tiling.cols >= 2 and tiling.rows == 1 and tiling.piece.width <= room
+    room = geometry.room(paper)
+    assert tiling.cols == 2 and tiling.rows == 1  # turned across the paper: 2 pieces, not 3
+    assert tiling.piece.width <= room.height and tiling.piece.height <= room.width
     starts = [tiling.origin(col, 0)[0] for col in range(tiling.cols)]
     for left, right in zip(starts, starts[1:], strict=False):
         assert left + tiling.piece.width - right == pytest.approx(geometry.overlap)
@@ -232,7 +234,7 @@ def test_join_triangles_meet_tip_to_tip() -> None:
     """The triangles on a glue strip's edge and on the next piece's edge lie at the same place."""
     geometry = load_geometry().with_sizes({"long": Box(470, 60)})
     tiling = geometry.tiling("a4", "long")
-    first, second, _ = tile(Face("", "t"), tiling, "glue")
+    first, second = tile(Face("", "t"), tiling, "glue")
 
     def ticks(markup: str, side: str) -> list[tuple[float, float]]:
         found = []

@@ -3,9 +3,10 @@ one PDF a group (cards, boards, tokens, …)."""
 
 from __future__ import annotations
 
-from ..assemble import LONG_EDGE
+from ..assemble import LONG_EDGE, SHORT_EDGE
 from ..errors import display_path
-from ..impose import Sheet, impose_deck, marks_svg, overview
+from ..impose import Item, Piece, Sheet, marks_svg, overview, pack_grid, pack_single, tile
+from ..load import Deck
 from ..parts import Part
 from ..render import Face
 from .base import Document, File, OutputKind
@@ -15,47 +16,27 @@ class SheetsOutput(OutputKind):
     """Every deck printed on sheets with crop marks, grouped by its `output` in game.yaml."""
 
     name = "sheets"
-    switches = {"no_backs": "leave the backs pages out"}
+    switches = {"no_backs": "leave the backs pages out",
+                "fold": "gutter-fold sheets for printers without duplex: each front beside "
+                        "its back, to fold down the middle, glue and cut"}
 
     def plan(self) -> list[Document]:
         """One document per output group, one part per sheet; faces are drawn into them."""
         job = self.job
-        game, geometry, paper = job.game, job.geometry, job.paper
+        game, paper = job.game, job.paper
         groups: dict[str, list] = {}
         for deck in job.decks:
             groups.setdefault(deck.spec.output, []).append(deck)
         self.decks: dict[str, dict[str, dict[str, int]]] = {}
         self.html: dict[str, str] = {}
-        self.sides: dict[str, list[str]] = {}  # each file's pages: front, back or overview
+        self.sides: dict[str, list[str]] = {}  # each file's pages: front, back, single, …
         documents = []
         for kind, decks in groups.items():
             file = f"{kind}-{paper}.pdf"
-            sheets: list[Sheet] = []
-            counts = self.decks.setdefault(file, {})
-            for deck in decks:
-                fronts: list[Face] = []
-                backs: list[Face | None] = []
-                for card, line in deck.located():
-                    face = job.renderer.face(deck, card, line)
-                    back = job.renderer.back(deck, card, face)
-                    fronts += [face] * card.qty
-                    backs += [back] * card.qty
-                tiling = geometry.tiling(paper, deck.spec.size)
-                grid = geometry.grid(paper, tiling.piece)
-                deck_sheets = impose_deck(deck.spec.id, fronts, backs, grid, geometry,
-                                          not job.options.on("no_backs"), tiling,
-                                          deck.spec.crop_marks)
-                sheets += deck_sheets
-                if deck.spec.overview and tiling.count > 1:
-                    sheets += overview(deck.spec.id, fronts, tiling, geometry, paper)
-                counts[deck.spec.id] = {
-                    "faces": len(fronts),
-                    "backs": sum(len(s.slots) for s in deck_sheets if s.side == "back"),
-                }
-                if tiling.count > 1:
-                    counts[deck.spec.id]["pieces"] = len(fronts) * tiling.count
-            duplex = LONG_EDGE if any(sheet.side == "back" for sheet in sheets) else None
-            if duplex:
+            sheets = self._sheets(decks, self.decks.setdefault(file, {}))
+            duplex = None
+            if any(sheet.side == "back" for sheet in sheets):
+                duplex = SHORT_EDGE if job.options.duplex == "short" else LONG_EDGE
                 sheets = paired(sheets)
             self.sides[file] = [sheet.side for sheet in sheets]
             title = f"{game.spec.title} {game.spec.version} — {kind} ({paper})"
@@ -68,6 +49,54 @@ class SheetsOutput(OutputKind):
                                       job.faces.parts_of([deck.spec.id for deck in decks]),
                                       duplex=duplex))
         return documents
+
+    def _sheets(self, decks: list[Deck], counts: dict[str, dict[str, int]]) -> list[Sheet]:
+        """The sheets of one output: decks with backs fill grids by size (sharing sheets unless
+        a deck keeps to its own), fronts then backs; single-sided pieces are packed on pages;
+        overviews come last."""
+        job = self.job
+        geometry, paper, options = job.geometry, job.paper, job.options
+        fold = options.on("fold")
+        with_backs = not options.on("no_backs")
+        backed: dict[str, list[Item]] = {}
+        single: dict[str, list[Item]] = {}
+        overviews: list[Sheet] = []
+        for deck in decks:
+            fronts: list[Face] = []
+            backs: list[Face | None] = []
+            for card, line in deck.located():
+                face = job.renderer.face(deck, card, line)
+                back = job.renderer.back(deck, card, face)
+                fronts += [face] * card.qty
+                backs += [back] * card.qty
+            tiling = geometry.tiling(paper, deck.spec.size)
+            if tiling.count > 1:
+                items = [Item(piece, None, tiling.piece, deck.spec.id, deck.spec.crop_marks)
+                         for face in fronts for piece in tile(face, tiling, geometry.glue_label)]
+            else:
+                items = [Item(Piece(face), Piece(back) if back else None, tiling.piece,
+                              deck.spec.id, deck.spec.crop_marks)
+                         for face, back in zip(fronts, backs, strict=True)]
+            if any(item.back for item in items):  # a grid per size
+                key = f"{tiling.piece.width}x{tiling.piece.height}"
+                backed.setdefault(deck.spec.id if deck.spec.own_sheets else key, []).extend(items)
+            else:  # one packing for every size
+                single.setdefault(deck.spec.id if deck.spec.own_sheets else "", []).extend(items)
+            if deck.spec.overview and tiling.count > 1:
+                overviews += overview(fronts, tiling, geometry, paper)
+            counts[deck.spec.id] = {"faces": len(fronts), "backs": sum(
+                1 for item in items if item.back) if with_backs or fold else 0}
+            if tiling.count > 1:
+                counts[deck.spec.id]["pieces"] = len(items)
+        sheets: list[Sheet] = []
+        page = geometry.papers[paper]
+        for items in backed.values():
+            grid = geometry.grid(paper, items[0].size, half=fold)
+            sheets += pack_grid(items, page, grid, geometry, with_backs, options.duplex,
+                                options.back_offset, fold)
+        for items in single.values():
+            sheets += pack_single(items, page, geometry.room(paper), geometry)
+        return sheets + overviews
 
     def _html(self, sheets: list[Sheet], title: str, with_faces: bool) -> str:
         """Sheets as one HTML document, one sheet a page: each slot an empty box its face is
@@ -104,5 +133,5 @@ def paired(sheets: list[Sheet]) -> list[Sheet]:
         out.append(sheet)
         following = sheets[index + 1] if index + 1 < len(sheets) else None
         if sheet.side != "back" and (following is None or following.side != "back"):
-            out.append(Sheet(sheet.grid, "back", sheet.deck_id, [], crop_marks=False))
+            out.append(Sheet(sheet.paper, "back"))
     return out

@@ -1,0 +1,72 @@
+"""How a printer turns sheets over: the flip edge and the back offset, from the command line
+or kept per printer in printers.yaml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .errors import PnpError
+
+FLIPS = ("long", "short")
+MAX_OFFSET = 20  # mm: a back offset beyond this is a typo, not a printer
+
+
+@dataclass(frozen=True)
+class Printer:
+    """The flip edge and the offset every back is moved by (mm, right and down as seen on
+    the back)."""
+
+    duplex: str = "long"
+    back_offset: tuple[float, float] = (0.0, 0.0)
+
+
+def parse_offset(text: str, where: str = "--back-offset") -> tuple[float, float]:
+    """'X,Y' in mm, e.g. '-1.5,0.5'."""
+    parts = [part.strip() for part in str(text).split(",")]
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        x, y = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise PnpError(f"{where}: '{text}' is not X,Y in mm (for example -1.5,0.5)") from None
+    if not (abs(x) <= MAX_OFFSET and abs(y) <= MAX_OFFSET):
+        raise PnpError(f"{where}: {x:g},{y:g} mm is more than {MAX_OFFSET} mm; "
+                       "print `pnp calibrate` and read the scales again")
+    return x, y
+
+
+def load_printer(path: Path, name: str) -> Printer:
+    """The settings kept for printer `name` in a printers.yaml."""
+    shown = path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        raise PnpError(f"--printer {name}: there is no {path} (see the README: "
+                       "printers.yaml)") from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", -1) + 1
+        raise PnpError(f"{shown}:{line}: not YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(data, dict) or not isinstance(root, yaml.MappingNode):
+        raise PnpError(f"{shown}:1: should map each printer's name to its settings")
+    lines = {str(key.value): key.start_mark.line + 1 for key, _ in root.value}
+    if name not in data:
+        known = ", ".join(sorted(map(str, data))) or "none"
+        raise PnpError(f"{shown}: no printer '{name}' (it has: {known})")
+    settings, line = data[name], lines.get(name, 1)
+    if not isinstance(settings, dict) or set(settings) - {"duplex", "back_offset"}:
+        raise PnpError(f"{shown}:{line}: printer '{name}' takes duplex (long or short) and "
+                       "back_offset (X,Y in mm), nothing else")
+    duplex = str(settings.get("duplex", "long"))
+    if duplex not in FLIPS:
+        raise PnpError(f"{shown}:{line}: printer '{name}': duplex is long or short, "
+                       f"not '{duplex}'")
+    offset = settings.get("back_offset", "0,0")
+    if isinstance(offset, list):
+        offset = ",".join(map(str, offset))
+    return Printer(duplex, parse_offset(offset, f"{shown}:{line}: printer '{name}'"))
