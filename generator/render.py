@@ -174,3 +174,11 @@ class Renderer:
 
     def _render(self, name: str, deck: Deck, where: tuple[str, int], **extra: Any) -> Markup:
         return Markup(self.render(name, {**self.context(deck), **extra}, where))
+
+
+def render_shared(name: str, **context: Any) -> str:
+    """One of the project's own templates that no game is in (the calibration page)."""
+    from .schema import DEFAULT_LIMITS
+
+    template = _environment(TEMPLATES_DIR, DEFAULT_LIMITS).get_template(name)
+    return sandbox.render(template, DEFAULT_LIMITS, **context)
