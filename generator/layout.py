@@ -581,7 +581,7 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
     for source, text in sorted(loose.items()):
         found.append(Found("W072", "text in no .safe or data-box box, so not checked for "
                            f"overflow (first: '{_short(text)}')", source))
-    return found + legibility.found()
+    return found + legibility.found(told=set(worst))
 
 
 def _pushed(field: str, extents: dict[str, _Extent]) -> str:
@@ -836,7 +836,7 @@ class _Legibility:
         top = text.position_y + text.baseline - EM_TOP * size
         bottom = text.position_y + text.baseline + DESCENDER_EM * size
         ink = (text.position_x, top, text.position_x + text.width, bottom)
-        if context.safe is not None:
+        if context.safe is not None and context.bottom is not None:  # else told as W072
             amount, edge = max((context.safe[0] - ink[0], "left"), (ink[2] - context.safe[2],
                                "right"), (context.safe[1] - ink[1], "top"),
                                (ink[3] - context.safe[3], "bottom"))
@@ -854,8 +854,9 @@ class _Legibility:
         if ratio < need and ratio < self.faint.get(key, (need, 0, "", ""))[0]:
             self.faint[key] = (ratio, need, _hex(shown), _hex(below))
 
-    def found(self) -> list[Found]:
-        """One finding per card, field and problem, the worst instance of it."""
+    def found(self, told: set[tuple[str, str]]) -> list[Found]:
+        """One finding per card, field and problem, the worst instance of it; a field `told`
+        past its box (E070) is not told outside the safe zone too."""
         found = []
         for (source, field), (ratio, need, shown, below) in sorted(self.faint.items()):
             found.append(Found("W076", f"{_subject(source)}: '{field}' is {shown} on {below}, "
@@ -866,6 +867,8 @@ class _Legibility:
                                f"{size * PT_PER_PX:.1f} pt, below the "
                                f"{minimum * PT_PER_PX:g} pt minimum", source))
         for (source, field), (amount, edge) in sorted(self.outside.items()):
+            if (source, field) in told:
+                continue
             found.append(Found("W078", f"{_subject(source)}: '{field}' lies {amount:.1f} mm "
                                f"outside the safe zone ({edge} edge)", source))
         return found
