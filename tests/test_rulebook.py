@@ -13,7 +13,7 @@ from generator.build import BuildOptions, build_game, validate_game
 from generator.errors import PackError
 from generator.impose import booklet_order
 from generator.load import load_game
-from generator.outputs.rulebook import markdown_html
+from generator.outputs.rulebook import back_cover_order, markdown_html
 
 from .conftest import MM, flat, page_texts, render_page
 
@@ -110,12 +110,12 @@ def test_booklet_sheets_are_in_saddle_stitch_order(packs: Path, tmp_path: Path) 
     booklet = PdfReader(tmp_path / "mini" / "rulebook-booklet-a4.pdf")
     assert float(booklet.pages[0].mediabox.width) == pytest.approx(297 * MM, abs=0.05)
     assert float(booklet.pages[0].mediabox.height) == pytest.approx(210 * MM, abs=0.05)
-    order = booklet_order(len(flat_pages))
+    order = back_cover_order(len(flat_pages) + 1)  # the booklet's pages and its back cover
     assert len(booklet.pages) == len(order) and len(order) % 2 == 0
     for side, (left, right) in zip(booklet.pages, order, strict=True):
         text = flat(side.extract_text() or "")
         for index in (left, right):
-            if index is not None:
+            if index is not None and index < len(flat_pages):
                 assert flat_pages[index][:12] in text
 
 
@@ -124,6 +124,9 @@ def test_booklet_order_reads_in_sequence() -> None:
     assert booklet_order(5) == [(None, 0), (1, None), (None, 2), (3, 4)]
     folded = [page for side in booklet_order(12) for page in side]
     assert sorted(folded) == list(range(12))
+    # a back cover stays the outside back: the blanks go in before it
+    assert back_cover_order(5) == [(4, 0), (1, None), (None, 2), (3, None)]
+    assert back_cover_order(8) == booklet_order(8)
 
 
 def test_no_rulebook_is_a_clean_error(packs: Path, tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 Numbers and tables come from the same YAML the cards print, so the two cannot disagree. The
 Markdown is parsed by markdown-it (tables on, raw HTML off: the text is data, never markup);
-headings get ids for the table of contents. Chapters and gallery decks are laid out apart;
+headings get ids for the table of contents. Chapters and the gallery are laid out apart;
 once their pages are counted, a second pass lays out the cover and contents with the page
 numbers, and the folios (page numbers and running heads) printed over every page.
 """
@@ -19,6 +19,8 @@ from pathlib import Path
 
 import jinja2
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 from markupsafe import Markup
 
 from .. import TEMPLATES_DIR, sandbox
@@ -30,6 +32,7 @@ from ..fonts import FontRegistry
 from ..geometry import Box, Geometry
 from ..impose import booklet_order
 from ..load import Deck, Game
+from ..markdown_cjk import cjk_friendly, table_words
 from ..parts import LaidOut, Part
 from ..render import Face, Renderer, css_source
 from ..schema import Limits
@@ -130,10 +133,51 @@ def _chapters(text: str) -> list[str]:
     return ["".join(lines) for lines in chapters]
 
 
+@cache
+def _markdown() -> MarkdownIt:
+    """The rulebook's Markdown parser: CommonMark with tables, raw HTML off, emphasis and
+    table cells made for Chinese, and lead-in paragraphs marked to stay with what follows."""
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    md.use(cjk_friendly).use(table_words)
+    md.core.ruler.push("lead_ins", _lead_ins)
+    return md
+
+
+LEAD = "lead"  # the class of a paragraph that introduces what follows it
+COLONS = ("：", ":")
+
+
+def _lead_ins(state: StateCore) -> None:
+    """Core rule: mark each paragraph that only introduces the block after it (a question in
+    bold, a label ending in a colon) so the stylesheet keeps it with that block; drop a
+    thematic break that ends the text, as a chapter ends where a page breaks anyway."""
+    tokens = state.tokens
+    for index, token in enumerate(tokens[:-2]):
+        if token.type == "paragraph_open" and not token.hidden \
+                and _introduces(tokens[index + 1].children or []):
+            token.attrJoin("class", LEAD)
+    while tokens and tokens[-1].type == "hr":
+        tokens.pop()
+
+
+def _introduces(children: list[Token]) -> bool:
+    """Whether a paragraph's inline tokens are all bold, or end in a colon."""
+    text = "".join(child.content for child in children if child.type == "text").rstrip()
+    if text.endswith(COLONS):
+        return True
+    depth, bold = 0, False
+    for child in children:
+        depth += (child.type == "strong_open") - (child.type == "strong_close")
+        bold = bold or depth > 0
+        if depth == 0 and child.type == "text" and child.content.strip() not in ("", *COLONS):
+            return False
+    return bold
+
+
 @lru_cache(maxsize=256)
 def _chapter_html(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
     """One chapter's HTML, its headings numbered h1, h2, …, and their (level, text)."""
-    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    md = _markdown()
     tokens = md.parse(text)
     headings: list[tuple[int, str]] = []
     for index, token in enumerate(tokens):
@@ -195,26 +239,30 @@ def gallery(game: Game, decks: list[Deck], renderer: Renderer, geometry: Geometr
 class Rulebook:
     """The rulebook cut where its pages break anyway, so each part is laid out (and cached) apart.
 
-    Chapters and gallery decks each start a page, and each is a part. The front matter (cover
-    and contents) and the folios (page numbers, running heads) come last, once the parts'
+    Each chapter starts a page, and so does the gallery, whose decks flow on together; each is
+    a part, and a booklet's back cover another. The front matter (cover and contents) and the
+    folios (page numbers, running heads) come last, once the parts'
     page counts and the pages their headings land on are known.
     """
 
     render: Callable[..., str]
-    pieces: list[tuple[Markup, list]]  # each part: a chapter's HTML, or a gallery deck
+    pieces: list[tuple[Markup, list]]  # each part: a chapter's HTML, or the gallery's decks
     headings: list[Heading]
     face_keys: dict[Face, str] | None  # the gallery's faces, drawn into its empty figures
+    back_cover: bool = False  # a booklet ends on a cover of its own, never on a page of text
 
     @cached_property
     def parts(self) -> list[str]:
-        """Each chapter or gallery deck, as a document of its own."""
+        """Each chapter, the gallery and the back cover, as a document of its own."""
         return [self.render("part", body=body, gallery=decks, face_keys=self.face_keys)
-                for body, decks in self.pieces]
+                for body, decks in self.pieces] + ([self.render("back")] if self.back_cover
+                                                   else [])
 
     def whole(self) -> str:
         """The rulebook as a single document, as WeasyPrint would number it by itself."""
         return self.render("whole", body=Markup("".join(body for body, _ in self.pieces)),
-                           gallery=[deck for _, decks in self.pieces for deck in decks])
+                           gallery=[deck for _, decks in self.pieces for deck in decks],
+                           back_cover=self.back_cover)
 
     def front(self, numbers: dict[str, int] | None) -> str:
         """Cover and contents, each heading with its page number when known."""
@@ -240,16 +288,36 @@ class Rulebook:
         for page in range(front.pages + 1, pages + 1):
             head = begun.get(page, head)
             folios.append(("", head))
+        if self.back_cover:
+            folios[-1] = ("cover", "")
         return self.front(numbers), self.folios(folios)
+
+    def order(self, pages: int) -> list[tuple[int | None, int | None]]:
+        """The booklet's saddle-stitch order for its `pages`."""
+        return back_cover_order(pages) if self.back_cover else booklet_order(pages)
+
+
+def back_cover_order(pages: int) -> list[tuple[int | None, int | None]]:
+    """Saddle-stitch order for pages whose last is a back cover: blank pages are padded in
+    before it, so it is the booklet's outside back."""
+    total, back = -(-pages // 4) * 4, pages - 1
+
+    def page(index: int | None) -> int | None:
+        if index == total - 1:
+            return back
+        return None if index is None or index >= back else index
+
+    return [(page(left), page(right)) for left, right in booklet_order(total)]
 
 
 def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
     """The HTML cut before each chapter heading (a chapter always starts a page), then the
-    gallery's decks, one part each: a stylesheet is parsed once per process, so even a short
-    part costs little to set up, and an edit lays out no more than its own chapter."""
+    gallery, its decks flowing on one after another: a stylesheet is parsed once per process,
+    so even a short part costs little to set up, and an edit lays out no more than its own
+    chapter."""
     chapters: list[tuple[Markup, list]] = [(Markup(chunk), []) for chunk in re.split(
         r"(?=<h2[ >])", body) if chunk.strip()]
-    return chapters + [(Markup(""), [section]) for section in sections]
+    return chapters + ([(Markup(""), sections)] if sections else [])
 
 
 def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegistry, paper: str,
@@ -278,12 +346,13 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
 
     def render(mode: str, **values: object) -> str:
         given = {"body": "", "gallery": [], "numbers": None, "folios": [], "face_keys": None,
-                 **values}
+                 "back_cover": False, **values}
         return renderer.render("rulebook.html.j2", {
             **context, "mode": mode, "rulebook_css": Markup(css), "headings": headings,
             "gallery_id": gallery_id, "qr": qr, "gap": FIGURE_GAP, **given})
 
-    return Rulebook(render, _pieces(body, sections), headings, faces.keys if figures else None)
+    return Rulebook(render, _pieces(body, sections), headings, faces.keys if figures else None,
+                    back_cover=booklet)
 
 
 class RulebookOutput(OutputKind):
@@ -339,7 +408,7 @@ class RulebookOutput(OutputKind):
         job = self.job
         book, booklet = self.books[document.file]
         if booklet:
-            order = booklet_order(pages)
+            order = book.order(pages)
             pdf = impose_booklet(pdf, job.geometry.papers[job.paper], order)
             pages = len(order)
         files = []
