@@ -255,5 +255,7 @@ def test_markdown_for_chinese() -> None:
     assert '<span class="nowrap">天灾共业</span>，<span class="nowrap">渡化</span>-1' in html
     assert "<td>功德五六七八</td>" in html  # a longer run may break
     assert "<hr" not in html
+    whole, _ = markdown_html("## 一\n\n[见二][二]\n\n---\n\n## 二\n\n---\n\n文\n\n[二]: #h2\n")
+    assert whole.count("<hr />") == 1  # converted whole (a link reaches across): before 文 only
     latin, _ = markdown_html("a **b** c *x*y snake_case_word")
     assert latin == "<p>a <strong>b</strong> c <em>x</em>y snake_case_word</p>\n"

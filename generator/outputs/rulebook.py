@@ -150,14 +150,21 @@ COLONS = ("：", ":")
 def _lead_ins(state: StateCore) -> None:
     """Core rule: mark each paragraph that only introduces the block after it (a question in
     bold, a label ending in a colon) so the stylesheet keeps it with that block; drop a
-    thematic break that ends the text, as a chapter ends where a page breaks anyway."""
+    thematic break that ends a chapter, as a chapter ends where a page breaks anyway (alone
+    on a page of its own, it printed a blank one)."""
     tokens = state.tokens
     for index, token in enumerate(tokens[:-2]):
         if token.type == "paragraph_open" and not token.hidden \
                 and _introduces(tokens[index + 1].children or []):
             token.attrJoin("class", LEAD)
-    while tokens and tokens[-1].type == "hr":
-        tokens.pop()
+    kept: list[Token] = []
+    ends = True  # whether a chapter ends after this token
+    for token in reversed(tokens):
+        if token.type == "hr" and ends:
+            continue
+        ends = token.type == "heading_open" and token.tag == "h2"
+        kept.append(token)
+    tokens[:] = kept[::-1]
 
 
 def _introduces(children: list[Token]) -> bool:
