@@ -12,6 +12,8 @@ from pypdf import PdfReader
 
 from generator import cli
 
+from .test_readability import READABILITY
+
 
 def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
@@ -63,8 +65,11 @@ def test_unknown_paper_is_a_usage_error(capsys) -> None:
 def test_the_default_game_validates_with_only_draft_warnings(default_a4: Path, capsys) -> None:
     assert cli.main(["validate", "--out", str(default_a4.parent)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == "gongde-lunhui: 0 errors, 36 warnings"
-    assert all(": warning: W001: card '" in line for line in lines[:-1])
+    drafts = [line for line in lines[:-1] if ": warning: W001: card '" in line]
+    assert len(drafts) == 36
+    assert all(any(f": warning: {code}: " in line for code in READABILITY)
+               for line in lines[:-1] if line not in drafts)  # tests/test_readability.py
+    assert lines[-1] == f"gongde-lunhui: 0 errors, {len(lines) - 1} warnings"
 
 
 def test_css_weasyprint_ignores_is_a_finding_at_its_line(packs: Path, tmp_path: Path,
