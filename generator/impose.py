@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
@@ -99,7 +100,11 @@ class Sheet:
     paper: Box
     side: str
     slots: list[Slot] = field(default_factory=list)
-    fold: bool = False
+
+    @property
+    def fold(self) -> bool:
+        """Whether it is a gutter-fold sheet, fronts and backs on one page."""
+        return self.side == "fold"
 
     def marks(self, geometry: Geometry) -> list[tuple[float, float, float, float]]:
         """Crop marks as line segments (x1, y1, x2, y2): every cut line drawn on past the
@@ -186,7 +191,7 @@ def pack_grid(items: list[Item], paper: Box, grid: Grid, geometry: Geometry,
                       for slot, item in zip(front_slots, chunk, strict=True)
                       if item.back is not None]
         if fold:
-            sheets.append(Sheet(paper, "fold", front_slots + back_slots, fold=True))
+            sheets.append(Sheet(paper, "fold", front_slots + back_slots))
             continue
         sheets.append(Sheet(paper, "front", front_slots))
         if with_backs and back_slots:
@@ -256,11 +261,10 @@ def pack_single(items: list[Item], paper: Box, room: Box, geometry: Geometry) ->
     them fit, and `gutter` mm lie between blocks. Each page's blocks are centred on it."""
     blocks: list[_Block] = []
     for size, group in _by_size(items):
-        fits = [turned for turned in (False, True) if _grid_fit(size, room, turned)[0]]
-        if not fits:
+        per_page = {turned: math.prod(_grid_fit(size, room, turned)) for turned in (False, True)}
+        turned = max(per_page, key=lambda t: per_page[t])  # upright when it ties
+        if not per_page[turned]:
             raise ValueError(f"a {size.width}×{size.height} mm piece does not fit the paper")
-        turned = max(fits, key=lambda t: _grid_fit(size, room, t)[0] * _grid_fit(
-            size, room, t)[1])
         cols, rows = _grid_fit(size, room, turned)
         if turned:
             cols, rows = rows, cols
