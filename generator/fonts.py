@@ -132,6 +132,14 @@ def _cmap(path: Path) -> frozenset[int]:
         return frozenset(font.getBestCmap())
 
 
+def sample(path: Path, wanted: str = "字a") -> str:
+    """A little text a font file draws: those of `wanted` it has, else its first two
+    characters."""
+    codes = _cmap(path)
+    found = [char for char in wanted if ord(char) in codes]
+    return "".join(found or [chr(code) for code in sorted(codes) if code > 0x20][:2])
+
+
 # Characters CSS may draw without their being in the HTML: punctuation, list markers, counters.
 ALWAYS = (set(range(0x20, 0x7F)) | set(range(0xA0, 0x100)) | set(range(0x2000, 0x2070))
           | set(range(0x3000, 0x3040)) | set(range(0xFF00, 0xFFF0))

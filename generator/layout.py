@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from . import PROJECT_ROOT
+from .colors import contrast, to_hex
 from .files import FileRefused, read_bytes
 from .fonts import subset_font
 from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
@@ -787,23 +788,6 @@ def _over(top: tuple[float, ...], alpha: float,
     return red, green, blue
 
 
-def _luminance(color: tuple[float, ...]) -> float:
-    """WCAG 2 relative luminance of an sRGB colour."""
-    red, green, blue = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-                        for c in color)
-    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
-
-
-def contrast(first: tuple[float, ...], second: tuple[float, ...]) -> float:
-    """WCAG 2 contrast ratio of two opaque sRGB colours (1 to 21)."""
-    light, dark = sorted((_luminance(first), _luminance(second)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
-
-
-def _hex(color: tuple[float, ...]) -> str:
-    return "#" + "".join(f"{round(c * 255):02x}" for c in color)
-
-
 class _Legibility:
     """The worst readability problem of each field of each card, of each kind."""
 
@@ -852,7 +836,7 @@ class _Legibility:
         large = points >= LARGE_PT or (points >= LARGE_BOLD_PT and style["font_weight"] >= 700)
         need = LARGE_CONTRAST if large else CONTRAST
         if ratio < need and ratio < self.faint.get(key, (need, 0, "", ""))[0]:
-            self.faint[key] = (ratio, need, _hex(shown), _hex(below))
+            self.faint[key] = (ratio, need, to_hex(shown), to_hex(below))
 
     def found(self, told: set[tuple[str, str]]) -> list[Found]:
         """One finding per card, field and problem, the worst instance of it; a field `told`

@@ -12,6 +12,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from . import TEMPLATES_DIR, sandbox
+from .colors import ink
 from .errors import Finding, PackError, display_path
 from .files import FileRefused, pack_text
 from .fonts import FontRegistry
@@ -39,6 +40,7 @@ def _environment(pack_templates: Path, limits: Limits) -> jinja2.Environment:
     env = sandbox.environment([pack_templates, TEMPLATES_DIR], limits,
                               autoescape=lambda name: not (name or "").endswith(".css.j2"))
     env.filters["rich"] = rich
+    env.globals["ink"] = ink
     env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
     return env
 

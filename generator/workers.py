@@ -14,8 +14,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from markupsafe import escape
+
 from . import PROJECT_ROOT, layout
 from .errors import RenderError
+from .fonts import sample
 from .parts import LaidOut
 from .schema import DEFAULT_LIMITS
 
@@ -101,7 +104,8 @@ class Workers:
             return []
         faces = "".join(f"@font-face {{ font-family: f{index}; src: url('{path.as_uri()}') }}"
                         for index, path in enumerate(fonts))
-        lines = "".join(f"<p style='font-family: f{index}'>字 a</p>" for index in range(len(fonts)))
+        lines = "".join(f"<p style='font-family: f{index}'>{escape(sample(path))}</p>"
+                        for index, path in enumerate(fonts))
         html = f"<html><head><style>{faces}</style></head><body>{lines}</body></html>"
         return [self._pool.submit(layout.render, html, PROJECT_ROOT, fonts, 0)
                 for _ in range(os.cpu_count() or 1)]  # as many as start() made

@@ -58,6 +58,7 @@ def test_a_registered_kind_is_built_with_its_own_switch(registered, packs: Path,
 def test_the_switches_come_from_the_kinds(registered) -> None:
     assert outputs.switches() == {"no_backs": "leave the backs pages out",
                                   "booklet": outputs.KINDS[2].switches["booklet"],
+                                  "fold": outputs.KINDS[0].switches["fold"],
                                   "with_ids": "print each card's id after its name"}
     for command in ("build", "rulebook", "watch", "validate"):
         args = cli.parser().parse_args([command, "--with-ids", "--booklet"])

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from generator.build import validate_game
-from generator.layout import contrast
+from generator.colors import contrast, ink
 from generator.workers import Workers
 
 from .conftest import edit, give_template
@@ -43,6 +43,16 @@ def test_wcag_contrast_ratios() -> None:
     assert contrast((1, 1, 1), (1, 1, 1)) == pytest.approx(1)
     gold = (0xc9 / 255, 0xa2 / 255, 0x27 / 255)
     assert contrast(gold, (1, 1, 1)) == pytest.approx(2.42, abs=0.01)
+
+
+def test_ink_darkens_a_colour_only_as_far_as_it_must() -> None:
+    assert ink("#1a1a1a", "#ffffff") == "#1a1a1a"
+    darker = ink("#c9a227", "#fbf5e6")
+    assert darker == "#816819"
+    shade = tuple(int(darker[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    assert contrast(shade, (0xfb / 255, 0xf5 / 255, 0xe6 / 255)) >= 4.5
+    assert ink("#c9a227", "#fbf5e6", large=True) != darker
+    assert ink("red", "#ffffff") == "red"
 
 
 def test_each_fault_is_found_once_per_card_and_field(packs: Path) -> None:
