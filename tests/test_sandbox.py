@@ -116,4 +116,4 @@ def test_a_mark_at_a_word_on_a_track_is_a_finding(tmp_path: Path) -> None:
     edit(track, 'at: "{saved.goal}"', 'at: "ten"')
     found = [str(f) for f in check("gongde-lunhui", cards).findings if f.level == "error"]
     assert found == [f"{track}:2: error: E060: unsupported operand type(s) for -: 'str' and "
-                     "'int' (template templates/cards/track.html.j2:37)"]
+                     "'int' (template templates/cards/track.html.j2:38)"]
