@@ -24,7 +24,17 @@ from typing import Any
 
 from . import FONTS_DIR, TEMPLATES_DIR
 from .errors import CODES
-from .parts import FaceBox, Found, LaidOut, Link, code_digest, hash_files, source_files, stamp
+from .parts import (
+    FaceBox,
+    Found,
+    LaidOut,
+    Link,
+    code_digest,
+    hash_files,
+    pack_files,
+    source_files,
+    stamp,
+)
 
 Notice = Callable[[str], None]
 STATE = ".state.json"  # in each output set: what each file holds and what each paper read
@@ -53,7 +63,7 @@ def input_digest(pack: Path, options: BuildOptions) -> str:
     asked = {**asdict(options), "switches": sorted(options.switches)}
     digest = hashlib.sha256(json.dumps(asked, sort_keys=True).encode())
     digest.update(code_digest().encode())
-    for root, files in ((pack, source_files(pack)), (TEMPLATES_DIR, source_files(TEMPLATES_DIR)),
+    for root, files in ((pack, pack_files(pack)), (TEMPLATES_DIR, source_files(TEMPLATES_DIR)),
                         (FONTS_DIR, [FONTS_DIR / "fonts.yaml"])):
         hash_files(digest, root, files)
     return digest.hexdigest()

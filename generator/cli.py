@@ -35,8 +35,14 @@ def _progress(message: str) -> None:
     print(f"pnp: {message}", file=sys.stderr, flush=True)
 
 
-def _games(names: list[str]) -> list[str]:
-    return names or [DEFAULT_GAME]
+def _places(args: argparse.Namespace) -> list[tuple[str, Path, Path]]:
+    """Each pack the command names (a folder or a name under --cards; none: the current
+    folder's, else the default game), as its name, the folder holding it and its output
+    folder (--out, else build/, or the pack's own build/ for a pack outside cards/)."""
+    from .load import locate_pack
+
+    places = [locate_pack(given, args.cards) for given in args.games or [None]]
+    return [(place.name, place.cards_dir, args.out or place.out_root) for place in places]
 
 
 def _printer(args: argparse.Namespace) -> Printer:
@@ -61,16 +67,16 @@ def _options(args: argparse.Namespace, only: tuple[str, ...] = ()) -> BuildOptio
 def cmd_build(args: argparse.Namespace, only: tuple[str, ...] = ()) -> int:
     """Validate, then render every output of each game whose inputs changed."""
     options = _options(args, only)
-    for name in _games(args.games):
-        pack = args.cards / name
+    for name, cards, out in _places(args):
+        pack = cards / name
         if not args.force and (pack / "game.yaml").is_file() and is_fresh(
-                args.out / name, options.paper, input_digest(pack, options)):
+                out / name, options.paper, input_digest(pack, options)):
             _progress(f"{name}: up to date (nothing changed since the last build; --force "
                       "rebuilds)")
             continue
         from .build import build_game
 
-        build_game(name, options, out_root=args.out, cards_dir=args.cards, progress=_progress)
+        build_game(name, options, out_root=out, cards_dir=cards, progress=_progress)
     return EXIT_OK
 
 
@@ -83,8 +89,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     """Build a game, then again each time one of its files changes, until Ctrl-C."""
     from .watch import watch
 
-    watch(args.game, _options(args), out_root=args.out, cards_dir=args.cards,
-          progress=_progress)
+    [(name, cards, out)] = _places(argparse.Namespace(**{**vars(args), "games": [args.game]}))
+    watch(name, _options(args), out_root=out, cards_dir=cards, progress=_progress)
     return EXIT_OK
 
 
@@ -93,8 +99,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .build import validate_game
 
     status, report = EXIT_OK, []
-    for name in _games(args.games):
-        result = validate_game(name, args.cards, _options(args), args.out, progress=_progress)
+    for name, cards, out in _places(args):
+        result = validate_game(name, cards, _options(args), out, progress=_progress)
         errors = sum(f.level == "error" for f in result.findings)
         warnings = len(result.findings) - errors
         if errors or (args.strict and warnings):
@@ -118,7 +124,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import write_calibration
 
     printer = _printer(args)
-    path = write_calibration(args.out, args.paper, load_geometry().papers[args.paper],
+    path = write_calibration(args.out or BUILD_DIR, args.paper, load_geometry().papers[args.paper],
                              printer.duplex, printer.back_offset, args.lang)
     _progress(f"wrote {path}: print it on both sides, hold it to the light and read the "
               "back offset off its scales")
@@ -129,9 +135,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     """Print every game pack with its title, version and card count, from game.yaml alone."""
     from .load import list_games, load_spec
 
-    for name in list_games(args.cards):
+    folder = args.cards or CARDS_DIR
+    for name in list_games(folder):
         try:
-            spec = load_spec(args.cards / name)
+            spec = load_spec(folder / name)
         except PackError as exc:
             print(f"{name}\t(game.yaml does not load: {len(exc.findings)} errors)")
             continue
@@ -140,19 +147,15 @@ def cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _common(switches: dict[str, str]) -> argparse.ArgumentParser:
+def _common(switches: dict[str, str], base: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The options every command that builds or checks a game shares: the paper (from
     templates/print.yaml), where the packs and the output are, strictness, and each output
     kind's own switches."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, parents=[base])
     common.add_argument("--paper", choices=sorted(load_geometry().papers), default="a4")
     common.add_argument("--strict", action="store_true", help="warnings fail too")
-    common.add_argument("--out", type=Path, default=BUILD_DIR,
-                        help="output folder (default: build/)")
-    common.add_argument("--cards", type=Path, default=argparse.SUPPRESS,
-                        help="the folder holding the game packs (default: cards/)")
-    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show tracebacks")
+    common.add_argument("--out", type=Path, default=None, help="output folder (default: "
+                        "build/, or a pack folder's own build/ for a pack outside cards/)")
     for name, text in switches.items():
         common.add_argument(f"--{name.replace('_', '-')}", dest=name, action="store_true",
                             help=text)
@@ -160,6 +163,15 @@ def _common(switches: dict[str, str]) -> argparse.ArgumentParser:
                         help=f"use the duplex settings kept for NAME in ./{PRINTERS_FILE}")
     _printing(common)
     return common
+
+
+def _base() -> argparse.ArgumentParser:
+    """The options every command takes: where the packs are, and tracebacks."""
+    base = argparse.ArgumentParser(add_help=False)
+    base.add_argument("--cards", type=Path, default=None,
+                      help="the folder holding the game packs named by name (default: cards/)")
+    base.add_argument("--debug", action="store_true", help="show tracebacks")
+    return base
 
 
 def _printing(parser: argparse.ArgumentParser) -> None:
@@ -177,12 +189,12 @@ def parser() -> argparse.ArgumentParser:
 
     top = argparse.ArgumentParser(prog="pnp", description=__doc__, epilog=EXIT_CODES,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    top.add_argument("--debug", action="store_true", help="show tracebacks")
-    top.add_argument("--cards", type=Path, default=CARDS_DIR,
-                     help="the folder holding the game packs (default: cards/)")
     sub = top.add_subparsers(dest="command", required=True)
-    common = _common(switches())
-    games: dict[str, Any] = {"nargs": "*", "metavar": "GAME", "help": f"default: {DEFAULT_GAME}"}
+    base = _base()
+    common = _common(switches(), base)
+    games: dict[str, Any] = {"nargs": "*", "metavar": "GAME", "help": "a pack folder (one "
+                             "holding game.yaml) or a pack's name under cards/; default: the "
+                             f"current folder's pack, else {DEFAULT_GAME}"}
 
     build = sub.add_parser("build", parents=[common],
                            help="validate and render PDFs into build/<game>/")
@@ -203,8 +215,7 @@ def parser() -> argparse.ArgumentParser:
     watching = sub.add_parser("watch", parents=[common], help="build, then rebuild each time a "
                               "file of the game changes, with WeasyPrint kept loaded (Ctrl-C "
                               "stops)")
-    watching.add_argument("game", nargs="?", default=DEFAULT_GAME, metavar="GAME",
-                          help=f"default: {DEFAULT_GAME}")
+    watching.add_argument("game", nargs="?", metavar="GAME", help=games["help"])
     watching.set_defaults(func=cmd_watch)
 
     validate = sub.add_parser("validate", parents=[common], help="check game packs, their "
@@ -213,10 +224,10 @@ def parser() -> argparse.ArgumentParser:
     validate.add_argument("--json", action="store_true", help="print the findings as JSON")
     validate.set_defaults(func=cmd_validate)
 
-    calibrate = sub.add_parser("calibrate", help="write a duplex test sheet whose scales read "
-                               "your printer's back offset in mm")
+    calibrate = sub.add_parser("calibrate", parents=[base], help="write a duplex test sheet "
+                               "whose scales read your printer's back offset in mm")
     calibrate.add_argument("--paper", choices=sorted(load_geometry().papers), default="a4")
-    calibrate.add_argument("--out", type=Path, default=BUILD_DIR,
+    calibrate.add_argument("--out", type=Path, default=None,
                            help="output folder (default: build/)")
     calibrate.add_argument("--printer", metavar="NAME",
                            help=f"print with the settings kept for NAME in ./{PRINTERS_FILE}, "
@@ -226,7 +237,7 @@ def parser() -> argparse.ArgumentParser:
     _printing(calibrate)
     calibrate.set_defaults(func=cmd_calibrate)
 
-    listing = sub.add_parser("list", help="list the game packs under cards/")
+    listing = sub.add_parser("list", parents=[base], help="list the game packs under cards/")
     listing.set_defaults(func=cmd_list)
     return top
 
@@ -243,6 +254,22 @@ def _joined(argv: list[str]) -> list[str]:
     return out
 
 
+def _command_first(argv: list[str], top: argparse.ArgumentParser) -> list[str]:
+    """Options given before the command moved after it (`pnp --paper letter build`), where
+    its parser reads them; an option's value is never taken for the command."""
+    # argparse keeps its parsers' actions private: the commands, then the options taking a value
+    [commands] = [action.choices for action in top._actions
+                  if isinstance(action, argparse._SubParsersAction)]
+    taking = {option for command in commands.values() for action in command._actions
+              if action.nargs != 0 for option in action.option_strings}
+    for index, arg in enumerate(argv):
+        if arg in commands and (index == 0 or argv[index - 1] not in taking):
+            return [arg, *argv[:index], *argv[index + 1:]]
+        if not arg.startswith("-") and (index == 0 or argv[index - 1] not in taking):
+            break  # a word that is no command: argparse says so
+    return argv
+
+
 def _interrupt(signum: int, frame: object) -> None:
     """SIGTERM and SIGHUP stop pnp as Ctrl-C does: workers ended, nothing half written."""
     raise KeyboardInterrupt
@@ -250,7 +277,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; designer mistakes print clean messages, never tracebacks."""
-    args = parser().parse_args(_joined(list(sys.argv[1:] if argv is None else argv)))
+    top = parser()
+    args = top.parse_args(_command_first(_joined(list(sys.argv[1:] if argv is None else argv)),
+                                         top))
     for stop in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if stop is not None and threading.current_thread() is threading.main_thread():
             signal.signal(stop, _interrupt)

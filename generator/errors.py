@@ -86,12 +86,15 @@ _CONTROL = {code: f"\\x{code:02x}" for code in [*range(32), 127] if code != 9}
 
 @cache
 def display_path(path: Path | str) -> str:
-    """Return a path relative to the project root when it lies inside it."""
+    """Return a path relative to the project root when it lies inside it, else relative to
+    the current folder when it lies there, else as given."""
     path = Path(path)
-    try:
-        return str(path.resolve().relative_to(PROJECT_ROOT))
-    except (ValueError, OSError, RuntimeError):  # outside the project, or a symlink loop
-        return str(path)
+    for root in (PROJECT_ROOT, Path.cwd()):
+        try:
+            return str(path.resolve().relative_to(root))
+        except (ValueError, OSError, RuntimeError):  # outside it, or a symlink loop
+            continue
+    return str(path)
 
 
 @dataclass(frozen=True, order=True)

@@ -17,9 +17,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
+from . import PACK_BUILD, PACKAGE_DIR
 from .errors import CODES
 
-PACKAGE_DIR = Path(__file__).resolve().parent
 LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py", "qrcode",
              "uharfbuzz")
 
@@ -36,6 +36,11 @@ def stamp(path: Path) -> Stamp:
 def source_files(folder: Path, pattern: str = "*") -> list[Path]:
     """Every file under a folder matching `pattern`, sorted, caches left out."""
     return sorted(p for p in folder.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts)
+
+
+def pack_files(pack: Path) -> list[Path]:
+    """Every file of a pack, the builds it may hold in its own build/ left out."""
+    return [path for path in source_files(pack) if path.relative_to(pack).parts[0] != PACK_BUILD]
 
 
 def hash_files(digest: hashlib._Hash, root: Path, files: list[Path]) -> None:

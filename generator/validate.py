@@ -329,6 +329,7 @@ def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterato
 
 
 _LOOSE = re.compile(r"[\s*，,、：:；;（）()]")  # left out when matching a term in text
+_PLURAL = re.compile(r"([a-z]{2,}?)e?s$")  # "points", "boxes": matched as "point", "box"
 
 
 def without_spans(text: str, pairs: tuple[tuple[str, str], ...], lines: bool = False) -> str:
@@ -359,8 +360,14 @@ def without_spans(text: str, pairs: tuple[tuple[str, str], ...], lines: bool = F
     return "".join(kept)
 
 
-def restated(text: str, head: str, tail: str) -> Iterator[tuple[str, str]]:
-    """Each `head`, a number, `tail` in text, with the number, as re.finditer of
+def _lower(char: str) -> str:
+    """A character in lower case, when that is one character (İ and ẞ are kept)."""
+    lower = char.lower()
+    return lower if len(lower) == 1 else char
+
+
+def restated(text: str, head: str, tail: str) -> Iterator[tuple[int, int, str]]:
+    """Where each `head`, a number, `tail` is in text, and the number, as re.finditer of
     `head(\\d+(?:\\.\\d+)?)tail` finds them (the longest number that tail follows), in linear
     time: the runs of digits last measured and the places tail starts are carried forward."""
     size, pos = len(text), 0
@@ -389,7 +396,7 @@ def restated(text: str, head: str, tail: str) -> Iterator[tuple[str, str]]:
                 upcoming = text.find(tail, upcoming + 1)
             end = next((at for at in reversed(recent) if at > first and at != whole + 1), -1)
             if end >= 0:
-                yield text[found:end + len(tail)], text[first:end]
+                yield found, end + len(tail), text[first:end]
                 pos = end + len(tail)
                 continue
         pos = found + 1
@@ -415,19 +422,25 @@ def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
             yield Finding(where, line, f"term: rule '{rule}' is not a number", code="E091")
             continue
         for phrase in phrases if isinstance(phrases, list) else [phrases]:
-            loose = _LOOSE.sub("", str(phrase))
+            loose = "".join(map(_lower, _LOOSE.sub("", str(phrase))))
             if loose.count("#") != 1:
                 yield Finding(where, line, f"term '{phrase}' must hold one '#' where the number "
                               "stands", code="E091")
                 continue
             head, tail = loose.split("#")
-            patterns.append((rule, value, head, tail))
+            patterns.append((rule, value, head, _PLURAL.sub(r"\1", tail)))
     for item in texts:
-        loose = _LOOSE.sub("", without_spans(without_spans(item.text, _JINJA), _TAG))
+        text = without_spans(without_spans(item.text, _JINJA), _TAG)
+        kept = [at for at, char in enumerate(text) if not _LOOSE.match(char)]
+        loose = "".join(_lower(text[at]) for at in kept)  # one character for each kept
         for rule, value, head, tail in patterns:
             if not all(word in loose for word in head + tail):  # cheaper than the search
                 continue
-            for match, number in restated(loose, head, tail):
+            for start, stop, number in restated(loose, head, tail):
+                end = kept[stop - 1] + 1
+                while tail[-1:].isascii() and tail[-1:].isalpha() and text[end:end + 1].isalpha():
+                    end += 1  # to the end of the word: "points" for "point"
+                match = " ".join(text[kept[start]:end].replace("**", "").split())
                 if float(number) == value:
                     yield Finding(item.path, item.line, f"'{match}' restates rule '{rule}'"
                                   f"; quote it as {{{rule}}}", code="W010")

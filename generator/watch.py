@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import BUILD_DIR, CARDS_DIR, FONTS_DIR, TEMPLATES_DIR
+from . import BUILD_DIR, CARDS_DIR, FONTS_DIR, PACK_BUILD, TEMPLATES_DIR
 from .build import Progress, build_game
 from .cache import BuildOptions
 from .errors import PackError, PnpError
@@ -24,11 +24,14 @@ POLL = 0.05  # seconds between looks at the files' sizes and modification times
 
 
 def stamps(folders: list[Path]) -> dict[str, tuple[int, int]]:
-    """Every file under the folders, with its size and modification time. A file or folder
-    that goes while it looks (an editor's temporary file) is left out, never an error."""
+    """Every file under the folders, with its size and modification time, a pack's own
+    build/ left out. A file or folder that goes while it looks (an editor's temporary file) is
+    left out, never an error."""
     found = {}
     for folder in folders:
-        for parent, _, names in os.walk(folder):  # a folder it cannot read is skipped
+        for parent, folders_in, names in os.walk(folder):  # one it cannot read is skipped
+            if parent == str(folder) and PACK_BUILD in folders_in:
+                folders_in.remove(PACK_BUILD)
             for name in names:
                 path = os.path.join(parent, name)
                 try:

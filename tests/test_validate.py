@@ -43,8 +43,21 @@ def test_a_restated_rule_is_an_error_when_wrong_and_a_warning_when_right(packs: 
     edit(spells, "造成 **3** 点伤害。", "火球消耗 **2** 点。")
     edit(spells, "  cost: 2\n", "  cost: 2\n  quote: 火球消耗3\n")
     assert _found(packs) == [
-        f"{spells}:7: error: E090: '火球消耗2' says 2, but rule 'fire.cost' is 3",
+        f"{spells}:7: error: E090: '火球消耗 2' says 2, but rule 'fire.cost' is 3",
         f"{spells}:11: warning: W010: '火球消耗3' restates rule 'fire.cost'; quote it as "
+        "{fire.cost}",
+    ]
+
+
+def test_latin_terms_ignore_case_spacing_and_a_plural_s(packs: Path) -> None:
+    pack = give_rules(packs, RULES.replace("fire.cost: [火球消耗#]",
+                                           "fire.cost: [火球消耗#, 'Lose # points']"))
+    spells = pack / "spells.yaml"
+    edit(spells, "造成 **3** 点伤害。", "LOSE  **2**\tPOINTS.")
+    edit(spells, "  cost: 2\n", "  cost: 2\n  quote: you lose 3 point\n")
+    assert _found(packs) == [
+        f"{spells}:7: error: E090: 'LOSE 2 POINTS' says 2, but rule 'fire.cost' is 3",
+        f"{spells}:11: warning: W010: 'lose 3 point' restates rule 'fire.cost'; quote it as "
         "{fire.cost}",
     ]
 
@@ -53,7 +66,7 @@ def test_a_template_restating_a_rule_is_found_on_its_line(packs: Path) -> None:
     pack = give_rules(packs, RULES)
     template = give_template(pack, "\n<p>火球消耗 4</p>\n")
     assert _found(packs) == [
-        f"{template}:3: error: E090: '火球消耗4' says 4, but rule 'fire.cost' is 3"]
+        f"{template}:3: error: E090: '火球消耗 4' says 4, but rule 'fire.cost' is 3"]
 
 
 def test_rule_ranges(packs: Path) -> None:
@@ -170,7 +183,7 @@ def test_independent_mistakes_are_all_found_in_one_run(packs: Path) -> None:
     assert found[0].startswith(f"{spells}:1: error: E070: card 'S1': 'sections.0 效果' runs ")
     assert found[1:] == [
         f"{spells}:1: error: E032: card 'S1': counter 'S7' does not exist (known: S1, S2, S3)",
-        f"{spells}:8: error: E090: '火球消耗2' says 2, but rule 'fire.cost' is 3",
+        f"{spells}:8: error: E090: '火球消耗 2' says 2, but rule 'fire.cost' is 3",
         f"{spells}:9: error: E010: card 'S2': missing required field 'cost'",
         f"{spells}:11: error: E010: card 'S2': unknown field 'cots' (accepted: art, back, cost, "
         "counter, draft, id, motto, name, qty, quote, sections)",
