@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from markupsafe import Markup
 
 from . import TEMPLATES_DIR
 from .geometry import Box
+from .language import calibration_words
+from .language import languages as languages  # the languages `pnp calibrate --lang` offers
 
 SCALE = 6  # mm either side of zero on each back scale
 STATION = 60  # mm from the paper's edge (below the instructions) to the outer stations
@@ -65,20 +66,6 @@ def back_scales(paper: Box, flip: str, offset: tuple[float, float]) -> list[Scal
     return scales
 
 
-def words(language: str) -> dict[str, str]:
-    """The calibration page's words in a language of templates/lang/ (English if missing)."""
-    folder = TEMPLATES_DIR / "lang"
-    path = folder / f"{language}.yaml"
-    if not path.is_file():
-        path = folder / "en.yaml"
-    return dict(yaml.safe_load(path.read_text(encoding="utf-8"))["calibrate"])
-
-
-def languages() -> list[str]:
-    """The languages the calibration page is written in."""
-    return sorted(path.stem for path in (TEMPLATES_DIR / "lang").glob("*.yaml"))
-
-
 def calibration_pdf(paper: Box, flip: str, offset: tuple[float, float],
                     language: str) -> bytes:
     """The two-page calibration PDF: lines on the front, scales on the back."""
@@ -90,7 +77,8 @@ def calibration_pdf(paper: Box, flip: str, offset: tuple[float, float],
     fonts = load_fonts()
     family = "Noto Sans SC"
     html = render_shared("calibrate.html.j2", paper=paper, lines=stations(paper),
-                         scales=back_scales(paper, flip, offset), words=words(language),
+                         scales=back_scales(paper, flip, offset),
+                         words=calibration_words(language),
                          flip=flip, offset=offset, language=language,
                          font_css=Markup(fonts.font_face_css({family})), family=Markup(family))
     pdf, found = html_to_pdf(html, TEMPLATES_DIR, fonts.files())

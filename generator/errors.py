@@ -39,7 +39,11 @@ CODES: dict[str, Code] = {
     "E023": Code("error", "a deck's back does not exist, or a double-sided deck names one"),
     "E024": Code("error", "a field spec is incomplete: a ref without its deck or table, a "
                  "choice without choices"),
-    "E025": Code("error", "a font family is not in fonts/fonts.yaml"),
+    "E025": Code("error", "a font family is not in fonts/fonts.yaml nor the pack's `font_files`"),
+    "W026": Code("warning", "a deck declares a field its card template never prints "
+                 "(`printed: false` on a field that is only data)"),
+    "W027": Code("warning", "game.yaml's `language` has no table in templates/lang/: the words it "
+                 "lacks print in English"),
     "E030": Code("error", "two cards have the same id"),
     "E031": Code("error", "a card's back does not exist"),
     "E032": Code("error", "a `ref` names a card or table key that does not exist"),
@@ -68,8 +72,13 @@ CODES: dict[str, Code] = {
                  "stamp 4 pt)"),
     "W078": Code("warning", "text lies outside the safe zone (print.yaml `safe` inside the cut "
                  "line)"),
+    "W079": Code("warning", "text is set in italic or bold, but its family has no such face: "
+                 "it prints upright or regular"),
     "E080": Code("error", "a character has no glyph in the pack's body font"),
     "E081": Code("error", "a character was drawn with no glyph on the laid-out page"),
+    "E082": Code("error", "a font file of the pack's cannot be used: not a TrueType or OpenType "
+                 "font, forbidding embedding, not the weight or style declared, or named like "
+                 "one of the project's"),
     "E090": Code("error", "a literal number restates a rule and disagrees with rules.yaml"),
     "E091": Code("error", "a term or a check in rules.yaml is malformed"),
     "E092": Code("error", "a rule that must not be negative is"),
@@ -97,9 +106,31 @@ def display_path(path: Path | str) -> str:
     return str(path)
 
 
+class CellRef(int):
+    """A spreadsheet row (a line, for sorting and for which card it is) that prints as its
+    cell, `Cards!C5`: a finding at one reads `beings.xlsx:Cards!C5: error: …`."""
+
+    ref: str
+
+    def __new__(cls, row: int, ref: str) -> CellRef:
+        """The row number, told as the cell `ref`."""
+        made = super().__new__(cls, row)
+        made.ref = ref
+        return made
+
+    def __getnewargs__(self) -> tuple[int, str]:  # type: ignore[override]
+        """Kept whole when copied or pickled."""
+        return int(self), self.ref
+
+    def __str__(self) -> str:
+        """The cell, as a finding prints its place."""
+        return self.ref
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
-    """One problem found in a game pack, located at path:line; its level comes from its code."""
+    """One problem found in a game pack, located at path:line (a CellRef line prints as a
+    spreadsheet's cell); its level comes from its code."""
 
     path: str
     line: int

@@ -1,35 +1,54 @@
-"""Fonts come from the project's registry (fonts/fonts.yaml), never from the machine."""
+"""Fonts come from the project's registry (fonts/fonts.yaml) and the pack's own font files
+(game.yaml `font_files`), never from the machine."""
 
 from __future__ import annotations
 
 import importlib.util
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
+from io import BytesIO
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from . import FONTS_DIR
+from .errors import Finding, display_path
+from .files import FileRefused, inside, read_bytes
+
+if TYPE_CHECKING:
+    from .load import Game
+
+CJK_LANGUAGES = {"zh", "ja", "ko"}  # languages set CJK first; their scripts have no italic
+IDEOGRAPHS = frozenset(range(0x4E00, 0xA000))  # CJK Unified Ideographs: a CJK family has most
 
 
 @dataclass(frozen=True)
 class FontFace:
-    """One face of a family: its weight and its file."""
+    """One face of a family: its weight, its style (normal or italic) and its file; a pack's
+    face carries the code points read when its file was checked."""
 
     family: str
     weight: int
     path: Path
     fallback: bool = False
+    style: str = "normal"
+    codes: frozenset[int] | None = None
 
 
 @dataclass(frozen=True)
 class FontRegistry:
-    """Every face the project ships."""
+    """Every face the project ships, and a game's own; the partner of each family for the
+    other script; what checking the pack's font files found."""
 
     faces: tuple[FontFace, ...]
+    partners: Mapping[str, str] = field(default_factory=dict)
+    behind: Mapping[str, str] = field(default_factory=dict)  # by script: "latin", "cjk"
+    findings: tuple[Finding, ...] = ()
+    own: frozenset[str] = frozenset()  # the families the pack declares, usable or not
+    _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def families(self) -> set[str]:
@@ -46,13 +65,49 @@ class FontRegistry:
         return tuple(face for face in self.faces if face.fallback)
 
     def characters(self, family: str) -> frozenset[int]:
-        """Code points a family has a glyph for, in every one of its faces."""
-        maps = [_cmap(face.path) for face in self.faces if face.family == family]
-        return frozenset.intersection(*maps) if maps else frozenset()
+        """Code points a family has a glyph for, in every one of its faces (worked out once:
+        every page asks)."""
+        if ("characters", family) not in self._memo:
+            maps = [_codes(face) for face in self.faces if face.family == family]
+            self._memo["characters", family] = \
+                frozenset.intersection(*maps) if maps else frozenset()
+        return self._memo["characters", family]
 
-    def stack_characters(self, family: str) -> frozenset[int]:
-        """Code points a family or a fallback behind it has a glyph for."""
-        return self.characters(family).union(*(_cmap(face.path) for face in self.fallbacks))
+    def is_cjk(self, family: str) -> bool:
+        """Whether a family is set for Chinese, Japanese or Korean: it draws the ideographs."""
+        return len(self.characters(family) & IDEOGRAPHS) > 1000
+
+    def stack(self, family: str, language: str) -> tuple[str, ...]:
+        """The families text named `family` is set in: with its partner for the other script,
+        the CJK one first in a CJK language, else the Latin one first; a family of the pack's
+        own first, the registry's family for the script it lacks behind it."""
+        partner = self.partners.get(family)
+        if partner is not None:
+            cjk_first = is_cjk_language(language)
+            return tuple(sorted((family, partner),
+                                key=lambda name: self.is_cjk(name) != cjk_first))
+        behind = self.behind.get("cjk" if self.is_cjk(family) else "latin")
+        if family in self.own and behind in self.families:
+            return (family, behind)
+        return (family,)
+
+    def stack_characters(self, *families: str) -> frozenset[int]:
+        """Code points one of the families or a fallback behind them has a glyph for."""
+        return frozenset().union(*(self.characters(family) for family in families),
+                                 *(_codes(face) for face in self.fallbacks))
+
+    def page_fonts(self, roles: Mapping[str, str], language: str) -> tuple[dict[str, str], str]:
+        """Each role's CSS stack (`'Noto Sans Latin', 'Noto Sans SC'`), and the @font-face
+        rules of the families in them and of the pack's own (worked out once per game)."""
+        key = ("page", tuple(roles.items()), language)
+        if key not in self._memo:
+            stacks = {role: self.stack(family, language) for role, family in roles.items()}
+            families = {name for stack in stacks.values() for name in stack} | self.own
+            self._memo[key] = ({role: ", ".join(f"'{name}'" for name in stack)
+                                for role, stack in stacks.items()},
+                               self.font_face_css(families))
+        css, rules = self._memo[key]
+        return dict(css), rules
 
     def font_face_css(self, families: set[str]) -> str:
         """@font-face rules for the faces of the given families, a face for each weight and
@@ -61,26 +116,76 @@ class FontRegistry:
         rules = []
         for face in self.faces:
             if face.family in families:
-                rules.append(_rule(face.family, face, face.weight))
+                rules.append(_rule(face.family, face, face.weight, face.style))
         for family in sorted(families & self.families):
             faces = [face for face in self.faces if face.family == family]
             for weight, style in SLOTS:
-                face = _nearest(faces, weight)
-                if (face.weight, style) != (weight, "normal"):
+                face = _nearest(faces, weight, style)
+                if (face.weight, face.style) != (weight, style):
                     rules.append(_rule(family, face, weight, style))
         for family in sorted(families & self.families - {face.family for face in self.fallbacks}):
             have = self.characters(family)
             for face in self.fallbacks:
-                if lacking := _cmap(face.path) - have:
+                if lacking := _codes(face) - have:
                     rules += [_rule(family, face, weight, style, lacking)
                               for weight, style in SLOTS]
         return "\n".join(rules)
 
+    def for_game(self, game: Game) -> FontRegistry:
+        """The registry with the pack's own font files (game.yaml `font_files`) added; a file
+        that cannot be used is left out, and said in `findings` at its line."""
+        from .load import line_of
+
+        where = display_path(game.root / "game.yaml")
+        faces: list[FontFace] = []
+        findings: list[Finding] = []
+        lines: dict[tuple[str, int, str], int] = {}
+        for index, entry in enumerate(game.spec.font_files):
+            line = line_of(game.spec_data, ("font_files", index, "file"))
+            key = (entry.family, entry.weight, entry.style)
+            said = f"font_files: '{entry.file}'"
+            if entry.family in self.families:
+                findings.append(Finding(where, line_of(game.spec_data, ("font_files", index,
+                                                                        "family")),
+                                        f"font_files: family '{entry.family}' is one of the "
+                                        "project's (fonts/fonts.yaml): give the pack's font a "
+                                        "name of its own", code="E082"))
+                continue
+            if key in lines:
+                findings.append(Finding(where, line, f"{said}: family '{entry.family}' already "
+                                        f"has a {entry.weight} {entry.style} face (line "
+                                        f"{lines[key]})", code="E082"))
+                continue
+            lines[key] = line
+            try:
+                path = inside(game.root / entry.file, (game.root,), name=entry.file)
+                codes = read_font(read_bytes(path, game.limits.file_bytes, name=entry.file),
+                                  entry.weight, entry.style)
+            except FileRefused as exc:
+                findings.append(Finding(where, line, f"font_files: {exc.message}",
+                                        code=exc.code))
+                continue
+            except FontUnusable as exc:
+                findings.append(Finding(where, line, f"{said} {exc}", code="E082"))
+                continue
+            faces.append(FontFace(entry.family, entry.weight, path, style=entry.style,
+                                  codes=codes))
+        own = frozenset(entry.family for entry in game.spec.font_files) - self.families
+        return FontRegistry(self.faces + tuple(faces), self.partners, self.behind,
+                            tuple(findings), own)
+
+
+def is_cjk_language(language: str) -> bool:
+    """Whether a language tag is Chinese, Japanese or Korean (`zh-CN`, `ja`, `ko-KR`)."""
+    return language.strip().replace("_", "-").split("-")[0].lower() in CJK_LANGUAGES
+
 
 # The weights and styles pages ask for. A family lacking one gets a face for it all the same,
-# its nearest lighter face, upright: so that fontconfig never makes one up. The machine's
-# fontconfig rules (90-synthetic.conf) would make the bold or oblique, and rename the font in
-# the PDF, while WeasyPrint draws it as the face it is; without them, a PDF would differ.
+# its nearest lighter face, italic where it has one (a page's italic is its oblique too), else
+# upright: so that fontconfig never makes one up. The machine's fontconfig rules
+# (90-synthetic.conf) would make the bold or oblique, and rename the font in the PDF, while
+# WeasyPrint draws it as the face it is; without them, a PDF would differ. Text that asks for
+# a face its family lacks is told by the layout check (W079).
 SLOTS = ((400, "normal"), (700, "normal"), (400, "oblique"), (700, "oblique"))
 # Pango names a font by family, weight, style and stretch, and WeasyPrint embeds one font per
 # name: under the family's name, weight and style, a fallback's glyphs would be written with
@@ -89,11 +194,14 @@ SLOTS = ((400, "normal"), (700, "normal"), (400, "oblique"), (700, "oblique"))
 FALLBACK_STRETCH = "ultra-condensed"
 
 
-def _nearest(faces: list[FontFace], weight: int) -> FontFace:
-    """The heaviest face no heavier than `weight`, else the lightest."""
-    lighter = [face for face in faces if face.weight <= weight]
+def _nearest(faces: list[FontFace], weight: int, style: str = "normal") -> FontFace:
+    """The face standing in for `weight` and `style`: of the same slant when the family has
+    one (its italic for oblique), the heaviest no heavier than `weight`, else the lightest."""
+    slanted = style != "normal"
+    same = [face for face in faces if (face.style != "normal") == slanted] or faces
+    lighter = [face for face in same if face.weight <= weight]
     return max(lighter, key=lambda face: face.weight) if lighter else \
-        min(faces, key=lambda face: face.weight)
+        min(same, key=lambda face: face.weight)
 
 
 def _rule(family: str, face: FontFace, weight: int, style: str = "normal",
@@ -119,6 +227,11 @@ def unicode_ranges(codes: Iterable[int]) -> str:
             spans.append([code, code])
     return ", ".join(f"U+{start:X}" if start == end else f"U+{start:X}-{end:X}"
                      for start, end in spans)
+
+
+def _codes(face: FontFace) -> frozenset[int]:
+    """The code points a face has glyphs for: a pack's as read when it was checked."""
+    return face.codes if face.codes is not None else _cmap(face.path)
 
 
 @cache
@@ -167,8 +280,9 @@ def list_markers(text: str) -> set[int]:
 
 
 @cache
-def _harfbuzz_face(path: Path) -> Any:
-    """A font file opened by HarfBuzz, once per process."""
+def _harfbuzz_face(path: Path, stamp: tuple[int, int]) -> Any:
+    """A font file opened by HarfBuzz, once per process and version of the file (a pack's
+    font may change while `pnp watch` runs)."""
     import uharfbuzz
 
     return uharfbuzz.Face(uharfbuzz.Blob.from_file_path(str(path)))
@@ -186,7 +300,9 @@ def subset_font(path: Path, text: str) -> bytes:
     for code in sorted(ALWAYS | list_markers(text) | set(map(ord, set(text)))):
         request.unicode_set.add(code)
     request.sets(uharfbuzz.SubsetInputSets.NAME_ID).invert()  # keep every name
-    return uharfbuzz.subset(_harfbuzz_face(path), request).blob.data
+    status = path.stat()
+    face = _harfbuzz_face(path, (status.st_mtime_ns, status.st_size))
+    return uharfbuzz.subset(face, request).blob.data
 
 
 def _resolve(source: str) -> Path:
@@ -202,11 +318,57 @@ def _resolve(source: str) -> Path:
 
 def load_fonts(path: Path = FONTS_DIR / "fonts.yaml") -> FontRegistry:
     """Read the registry and check that every file is present."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
     faces = []
-    for entry in yaml.safe_load(path.read_text(encoding="utf-8")):
+    for entry in data["faces"]:
         file = _resolve(entry["source"])
         if not file.is_file():
             raise FileNotFoundError(f"font file missing: {file} (run make)")
         faces.append(FontFace(entry["family"], int(entry["weight"]), file.resolve(),
-                              bool(entry.get("fallback", False))))
-    return FontRegistry(tuple(faces))
+                              bool(entry.get("fallback", False)), entry.get("style", "normal")))
+    partners = {}
+    for first, second in data.get("partners", {}).items():
+        partners[first], partners[second] = second, first
+    return FontRegistry(tuple(faces), partners, dict(data.get("behind", {})))
+
+
+class FontUnusable(ValueError):
+    """A font file of the pack's that cannot be used, and why."""
+
+
+SFNT = (b"\x00\x01\x00\x00", b"OTTO", b"true")  # how TrueType and OpenType files begin
+NO_EMBEDDING = 0x0002  # OS/2 fsType: restricted licence, when no other permission bit is set
+BITMAP_ONLY = 0x0200  # OS/2 fsType: only bitmaps may be embedded
+BOLD = 600  # from this weight on, a face is bold
+
+
+def read_font(data: bytes, weight: int, style: str) -> frozenset[int]:
+    """The code points of a pack's font file, checked: a TrueType or OpenType font with
+    outlines and characters, that allows embedding, of the weight and style declared."""
+    from fontTools.ttLib import TTFont
+
+    if data[:4] not in SFNT:
+        raise FontUnusable("is not a TrueType or OpenType font (.ttf, .otf)")
+    try:
+        with TTFont(BytesIO(data)) as font:
+            codes = frozenset(font.getBestCmap() or ())
+            outlines = any(tag in font for tag in ("glyf", "CFF ", "CFF2"))
+            os2 = font.get("OS/2")
+            mac_style = font["head"].macStyle
+            fs_type = os2.fsType if os2 is not None else 0
+            heavy = os2.usWeightClass if os2 is not None else 700 if mac_style & 1 else 400
+            italic = bool(mac_style & 2 or (os2 is not None and os2.fsSelection & 0x201))
+    except Exception as exc:  # fontTools raises many kinds on a damaged file
+        reason = f"no '{exc.args[0]}' table" if isinstance(exc, KeyError) else \
+            " ".join(str(exc).split())[:80] or type(exc).__name__
+        raise FontUnusable(f"cannot be read as a font ({reason})") from None
+    if not codes or not outlines:
+        raise FontUnusable("has no characters or no outlines")
+    if fs_type & 0x000F == NO_EMBEDDING or fs_type & BITMAP_ONLY:
+        raise FontUnusable(f"does not allow embedding in a PDF (OS/2 fsType {fs_type:#06x})")
+    if (weight >= BOLD) != (heavy >= BOLD):
+        raise FontUnusable(f"is a face of weight {heavy}, but is declared weight {weight}")
+    if italic != (style == "italic"):
+        raise FontUnusable(f"is {'an italic' if italic else 'an upright'} face, but is "
+                           f"declared {style}")
+    return codes

@@ -83,7 +83,6 @@ class Geometry:
     mark_width: float
     mark_color: str
     overlap: float = 10
-    glue_label: str = "glue"
     rulebook_margin: float = 18
     booklet_margin: float = 12
     gutter: float = 10
@@ -151,7 +150,6 @@ def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
         mark_width=float(marks["width"]),
         mark_color=str(marks["color"]),
         overlap=float(data["tiling"]["overlap"]),
-        glue_label=str(data["tiling"]["glue_label"]),
         rulebook_margin=float(data["rulebook"]["margin"]),
         booklet_margin=float(data["rulebook"]["booklet_margin"]),
         gutter=float(data["sheet"]["gutter"]),

@@ -17,6 +17,11 @@ what is painted beneath the middle of its ink, the boxes taken in WeasyPrint's o
 order, semi-transparent colours composited over white paper. Text over an image or a
 gradient is not measured for contrast: put it on a plate of colour to have it checked. Text
 under `aria-hidden="true"` is decoration (a watermark), not checked for readability.
+
+Faces: text set in italic or bold, anywhere, is checked against the face it was drawn in
+(its OS/2 weight and italic bit): a family with no such face has it drawn in another (W079).
+Chinese, Japanese and Korean have no italic: their characters, and any text of a document in
+those languages, are not asked for one.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from . import PROJECT_ROOT
 from .colors import contrast, to_hex
 from .files import FileRefused, read_bytes
-from .fonts import subset_font
+from .fonts import BOLD, is_cjk_language, subset_font
 from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
 from .schema import DEFAULT_LIMITS
 
@@ -544,10 +549,12 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
     coarse: dict[tuple[str, str], float] = {}
     loose: dict[str, str] = {}
     extents: dict[int, dict[str, _Extent]] = {}
-    legibility = _Legibility()
+    legibility, faces = _Legibility(), _Faces()
     for page in document.pages:
         texts: dict[int, _Context] = {}  # each text box of a card, by id, with its context
         for box, context in _walk(page._page_box, _Context()):
+            if type(box).__name__ == "TextBox":
+                faces.read(box, context)
             if not context.source:
                 continue
             kind = type(box).__name__
@@ -582,7 +589,7 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
     for source, text in sorted(loose.items()):
         found.append(Found("W072", "text in no .safe or data-box box, so not checked for "
                            f"overflow (first: '{_short(text)}')", source))
-    return found + legibility.found(told=set(worst))
+    return found + legibility.found(told=set(worst)) + faces.found()
 
 
 def _pushed(field: str, extents: dict[str, _Extent]) -> str:
@@ -840,9 +847,11 @@ class _Legibility:
 
     def found(self, told: set[tuple[str, str]]) -> list[Found]:
         """One finding per card, field and problem, the worst instance of it; a field `told`
-        past its box (E070) is not told outside the safe zone too."""
+        past its box (E070) is not told faint or outside the safe zone too."""
         found = []
         for (source, field), (ratio, need, shown, below) in sorted(self.faint.items()):
+            if (source, field) in told:  # where it overflowed to says nothing of its contrast
+                continue
             found.append(Found("W076", f"{_subject(source)}: '{field}' is {shown} on {below}, "
                                f"contrast {math.floor(ratio * 10) / 10:.1f}:1, below {need:g}:1 "
                                "(WCAG AA)", source))
@@ -856,3 +865,100 @@ class _Legibility:
             found.append(Found("W078", f"{_subject(source)}: '{field}' lies {amount:.1f} mm "
                                f"outside the safe zone ({edge} edge)", source))
         return found
+
+
+FACE_NAMES = {(False, False): "regular", (True, False): "bold", (False, True): "italic",
+              (True, True): "bold italic"}
+
+
+def _cjk(char: str) -> bool:
+    """Whether a character is of a script with no italic: CJK ideographs, kana, hangul, and
+    their punctuation and full-width forms."""
+    code = ord(char)
+    return (0x2E80 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF
+            or 0xFE30 <= code <= 0xFE4F or 0xFF00 <= code <= 0xFFEF or code >= 0x20000)
+
+
+class _Faces:
+    """Text set in italic or bold that its family draws in another face, having no such face
+    of its own (W079): per card and field, elsewhere per family, the first text quoted."""
+
+    def __init__(self) -> None:
+        self.missing: dict[tuple[str, str], tuple[str, str]] = {}  # by (card, field): source
+
+    def read(self, text: Any, context: _Context) -> None:
+        """Check the faces a text box asking for italic or bold was drawn in."""
+        style = text.style
+        italic = style["font_style"] != "normal" and not is_cjk_language(style["lang"] or "")
+        bold = style["font_weight"] >= BOLD
+        if not (italic or bold) or not text.text.strip():
+            return
+        for chars, family, weight, slanted in _runs(text):
+            slant = italic and any(char.isalnum() and not _cjk(char) for char in chars)
+            if (slant and not slanted) or (bold and weight < BOLD):
+                asked, drawn = FACE_NAMES[bold, slant], FACE_NAMES[weight >= BOLD, slanted]
+                told = (f"is set in {asked}, but '{family}' has no {asked} face: it prints in "
+                        f"its {drawn} face")
+                if context.source:
+                    key = (context.source, _field_name(text, context))
+                    message = f"{_subject(key[0])}: '{key[1]}' {told}"
+                else:
+                    key = ("", told)
+                    message = f"'{_short(' '.join(text.text.split()))}' {told}"
+                self.missing.setdefault(key, (message, context.source))
+
+    def found(self) -> list[Found]:
+        """One finding per card and field, or per family and face for other text."""
+        return [Found("W079", message, source)
+                for _, (message, source) in sorted(self.missing.items())]
+
+
+def _runs(text: Any) -> Iterator[tuple[str, str, int, bool]]:
+    """Each run of a text box drawn in one font, but a fallback's: its characters, the family
+    it was asked for by, and the weight and italic bit of the face that drew it."""
+    from weasyprint.text.ffi import ffi, pango
+
+    layout = text.pango_layout
+    layout.reactivate(text.style)  # as drawing it does: WeasyPrint lets go of its Pango layout
+    try:
+        encoded = layout.text.encode()
+        line, _ = layout.get_first_line()
+        run = line.runs
+        while run != ffi.NULL:
+            item = run.data.item
+            run = run.next
+            chars = encoded[item.offset:item.offset + item.length].decode(errors="replace")
+            font = item.analysis.font
+            description = ffi.gc(pango.pango_font_describe_with_absolute_size(font),
+                                 pango.pango_font_description_free)
+            family = ffi.string(pango.pango_font_description_get_family(description)).decode()
+            drawn = pango.pango_font_description_hash(description)
+            pango.pango_font_description_set_stretch(description,
+                                                     pango.PANGO_STRETCH_ULTRA_CONDENSED)
+            if chars.strip() and pango.pango_font_description_hash(description) != drawn:
+                yield (chars, family, *_face_style(font))  # not the fallback, set ultra-condensed
+    finally:
+        layout.deactivate()
+
+
+def _face_style(font: Any) -> tuple[int, bool]:
+    """The weight and italic bit a font file gives itself (OS/2, else the head table)."""
+    from weasyprint.text.ffi import ffi, harfbuzz, pango
+
+    face = harfbuzz.hb_font_get_face(pango.pango_font_get_hb_font(font))
+
+    def table(tag: bytes) -> bytes:
+        blob = harfbuzz.hb_face_reference_table(face, harfbuzz.hb_tag_from_string(tag, -1))
+        try:
+            length = ffi.new("unsigned int *")
+            data = harfbuzz.hb_blob_get_data(blob, length)
+            return b"" if data == ffi.NULL else bytes(ffi.unpack(data, int(length[0])))
+        finally:
+            harfbuzz.hb_blob_destroy(blob)
+
+    os2 = table(b"OS/2")
+    if len(os2) >= 64:
+        return int.from_bytes(os2[4:6], "big"), bool(int.from_bytes(os2[62:64], "big") & 0x201)
+    head = table(b"head")
+    mac_style = int.from_bytes(head[44:46], "big") if len(head) >= 46 else 0
+    return (700 if mac_style & 1 else 400), bool(mac_style & 2)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME, PACK_BUILD
 from .errors import Finding, PackError, display_path
 from .files import FileRefused, inside, read_text, regular
+from .language import check_words
 from .rules import expand_tree, plain, strings
 from .schema import (
     DEFAULT_LIMITS,
@@ -291,22 +292,24 @@ def _key_line(data: Any, loc: tuple[Any, ...]) -> int:
 
 
 def model_findings(
-    model: type[BaseModel], data: Any, exc: ValidationError, where: str, subject: str
+    model: type[BaseModel], data: Any, exc: ValidationError, where: str, subject: str,
+    noun: str = "field",
 ) -> list[Finding]:
-    """Turn pydantic errors into path:line findings with readable messages."""
+    """Turn pydantic errors into path:line findings with readable messages, naming each key
+    a `noun` (a spreadsheet deck's are columns)."""
     found = []
     for error in exc.errors():
         loc = tuple(error["loc"])
         dotted = ".".join(str(p) for p in loc)
         if error["type"] == "extra_forbidden":
             accepted = ", ".join(accepted_keys(model, loc))
-            message = f"unknown field '{dotted}' (accepted: {accepted})"
+            message = f"unknown {noun} '{dotted}' (accepted: {accepted})"
             line = _key_line(data, loc)
         elif error["type"] == "missing":
-            message = f"missing required field '{dotted}'"
+            message = f"missing required {noun} '{dotted}'"
             line = line_of(data, loc[:-1])
         else:
-            message = f"field '{dotted}': {error['msg'].lower()}"
+            message = f"{noun} '{dotted}': {error['msg'].lower()}"
             line = line_of(data, loc)
         found.append(Finding(where, line, f"{subject}{message}", code="E010"))
     return found
@@ -436,6 +439,7 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
     limits = spec.limits
     findings += _check_dice(spec, data, where)
     findings += _check_named(root, spec, data, where)
+    findings += check_words(spec, where, lambda loc: line_of(data, loc))
     before = len(findings)
     rules_data = _load_rules(root, spec, data, findings)
     if len(findings) > before and any(f.code != "E003" for f in findings[before:]):
@@ -536,12 +540,22 @@ def _load_rules(root: Path, spec: GameSpec, spec_data: Any, findings: list[Findi
 
 def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
                texts: list[Text], naming: Naming, limits: Limits) -> Deck:
-    """Load one deck file: a YAML list of cards, rule placeholders filled, each checked; a
-    card whose qty passes the limit is left out, its copies counted but never made."""
+    """Load one deck file: a YAML list of cards, or a spreadsheet's rows, rule placeholders
+    filled, each checked; a card whose qty passes the limit is left out, its copies counted
+    but never made."""
+    from .spreadsheet import is_spreadsheet, read_deck, sheet_misplaced
+
     path = root / spec.file
     deck = Deck(spec=spec, path=path)
     where = display_path(path)
-    data = read_yaml(path, findings, limits, naming, root)
+    failed: set[int] = set()  # a spreadsheet's rows whose cells did not read
+    noun = "column" if is_spreadsheet(path) else "field"
+    if noun == "column":
+        sheet = read_deck(path, root, spec, limits, naming, findings)
+        data, failed = (sheet.cards, sheet.failed) if sheet is not None else (None, failed)
+    else:
+        findings += sheet_misplaced(spec, path, naming)
+        data = read_yaml(path, findings, limits, naming, root)
     if data is None:
         deck.readable = False
         return deck
@@ -562,12 +576,12 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
         before = len(findings)
         expand_tree(item, rules, where, findings, line, limits.integer_digits)
         card = None
-        if len(findings) == before:
+        if len(findings) == before and index not in failed:
             subject = f"card '{card_id}': " if isinstance(card_id, str) else ""
             try:
                 card = model.model_validate(item)
             except ValidationError as exc:
-                findings.extend(model_findings(model, item, exc, where, subject))
+                findings.extend(model_findings(model, item, exc, where, subject, noun))
         if card is not None and card.qty > limits.qty:
             findings.append(Finding(where, line_of(item, ("qty",)), f"card '{card.id}': qty "
                                     f"{card.qty} is over the limit of {limits.qty} "

@@ -17,6 +17,7 @@ from .errors import Finding, PackError, display_path
 from .files import FileRefused, pack_text
 from .fonts import FontRegistry
 from .geometry import Geometry
+from .language import pack_words
 from .load import Deck, Game, line_of
 from .parts import CSS_SOURCE
 from .schema import CardBase, Limits
@@ -90,8 +91,10 @@ class Renderer:
         self.game = game
         self.geometry = geometry
         self.env = environment(game)
+        self.words = pack_words(game.spec)  # the words the shared templates print
         self._backs: dict[tuple[str, str], Face] = {}
         self._faces: dict[tuple[str, str, int], Face] = {}
+        self.fields_read: dict[str, set[str]] = {}  # by deck: the card fields its faces read
         self.lookup = {
             deck.spec.id: {card.id: card for card in deck.cards} for deck in game.decks
         }
@@ -109,17 +112,20 @@ class Renderer:
             "size": size,
             "bleed": self.geometry.bleed,
             "safe": self.geometry.safe,
+            "words": self.words,
         }
 
     def page_context(self, fonts: FontRegistry) -> dict[str, Any]:
         """What every document template sees: the game, its fonts and its stylesheets."""
         game = self.game.spec
+        stacks, font_css = fonts.page_fonts(game.fonts, game.language)  # Latin and CJK faces
         context = {
             "game": game,
             "palette": game.palette,
-            "fonts": {role: f"'{family}'" for role, family in game.fonts.items()},
+            "fonts": stacks,
             "bleed": self.geometry.bleed,
             "safe": self.geometry.safe,
+            "words": self.words,
         }
         pack_css = ""
         if game.stylesheet:
@@ -133,7 +139,7 @@ class Renderer:
             pack_css = css_source(display_path(path)) + text
         return {
             **context,
-            "font_css": Markup(fonts.font_face_css(set(game.fonts.values()))),
+            "font_css": Markup(font_css),
             "base_css": Markup(css_source("templates/base.css.j2")
                                + self.render("base.css.j2", context)),
             "pack_css": Markup(pack_css),
@@ -143,8 +149,10 @@ class Renderer:
         """Render the front of one card, once; `line` locates it for error messages."""
         key = (deck.spec.id, card.id, line)
         if key not in self._faces:
-            html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
-                                where=(display_path(deck.path), line))
+            with sandbox.reading(self.env, card) as read:
+                html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
+                                    where=(display_path(deck.path), line))
+            self.fields_read.setdefault(deck.spec.id, set()).update(read)
             self._faces[key] = Face(html, deck.spec.id, card.id)
         return self._faces[key]
 

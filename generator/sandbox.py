@@ -54,7 +54,7 @@ class PackLoader(jinja2.BaseLoader):
     regular file inside its folder (a symlink out is refused) and no larger than the limit."""
 
     def __init__(self, roots: Sequence[Path], max_bytes: int, trusted: Path = TEMPLATES_DIR):
-        self.roots = [root.resolve() for root in roots if root.is_dir()]
+        self.roots = [root.resolve() for root in roots]  # one made later is seen (watch)
         self.max_bytes = max_bytes
         self.trusted = trusted.resolve()  # the project's own templates: no size limit
 
@@ -84,6 +84,18 @@ def _unchanged(path: Path, mtime: float) -> bool:
         return False
 
 
+@contextmanager
+def reading(env: jinja2.Environment, obj: Any) -> Iterator[set[str]]:
+    """The names a render reads of `obj` (`card.cost`, `card['cost']`), while it runs."""
+    read: set[str] = set()
+    watched = env.watched if isinstance(env, PackSandbox) else {}
+    watched[id(obj)] = read
+    try:
+        yield read
+    finally:
+        watched.pop(id(obj), None)
+
+
 class PackSandbox(SandboxedEnvironment):
     """Jinja's sandbox, with the operators that could build a huge value checked first."""
 
@@ -92,6 +104,7 @@ class PackSandbox(SandboxedEnvironment):
     def __init__(self, max_output: int, **options: Any):
         super().__init__(**options)
         self.max_output = max_output
+        self.watched: dict[int, set[str]] = {}  # by id(object): the names read of it
         for name in ("lipsum", "cycler", "joiner"):  # nothing a card needs, and a way in
             self.globals.pop(name, None)
         self.filters["center"] = self._bounded(self.filters["center"])
@@ -112,6 +125,18 @@ class PackSandbox(SandboxedEnvironment):
         elif operator == "%" and isinstance(left, str) and _FORMAT_WIDTH.search(left):
             raise SecurityError("a format width or precision of 10,000 or more")
         return super().call_binop(context, operator, left, right)
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """`obj.attribute`, noted when `obj` is watched."""
+        if id(obj) in self.watched:
+            self.watched[id(obj)].add(attribute)
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        """`obj[argument]`, noted when `obj` is watched and `argument` is a name."""
+        if id(obj) in self.watched and isinstance(argument, str):
+            self.watched[id(obj)].add(argument)
+        return super().getitem(obj, argument)
 
     def call(__self, __context: jinja2.runtime.Context, __obj: Any,  # noqa: N805
              *args: Any, **kwargs: Any) -> Any:

@@ -37,6 +37,8 @@ class FieldSpec(Strict):
     deck: str | None = Field(None, description="for ref/refs: the deck whose card ids are valid")
     table: str | None = Field(None, description="for ref/refs: the table whose keys are valid")
     choices: list[str] | None = Field(None, description="for choice: the allowed values")
+    printed: bool = Field(True, description="false for data no card template prints (a "
+                          "reference the rules use), so validate does not ask for it (W026)")
 
 
 class BackSpec(Strict):
@@ -69,6 +71,8 @@ class DeckSpec(Strict):
                              "the same size (a deck printed on other card stock)")
     color: Color | None = None
     fields: dict[str, FieldSpec] = {}
+    sheet: str | None = Field(None, description="for an .xlsx file: the sheet its cards are "
+                              "on (default: the first)")
 
 
 class SizeSpec(Strict):
@@ -102,14 +106,17 @@ class ComponentSpec(Strict):
 
 
 class RulebookSpec(Strict):
-    """The rulebook: its Markdown source in the pack and the words its frame prints."""
+    """The rulebook: its Markdown source in the pack, whether it ends in a card gallery, and
+    the words its frame prints when not the language's (the same as `words:` gives)."""
 
     file: str = "rulebook.md"
-    contents: str = Field("目录", description="the table of contents' heading")
-    gallery: str | None = Field("附录：卡牌图鉴", description="the card gallery's heading; "
-                                "null leaves the gallery out")
-    back: str = Field("背面", description="the gallery's caption for a deck's back, after the "
-                      "deck's name")
+    contents: str | None = Field(None, description="the table of contents' heading; by "
+                                 "default the language's word (`words: contents`)")
+    gallery: str | bool | None = Field(True, description="the card gallery's heading, true for "
+                                       "the language's word (`words: gallery`); false or null "
+                                       "leaves the gallery out")
+    back: str | None = Field(None, description="the gallery's caption for a deck's back, after "
+                             "the deck's name; by default the language's word (`words: back`)")
 
 
 class Limits(Strict):
@@ -166,6 +173,17 @@ class Readability(Strict):
                              "card's `.footer`, a token's `.token-version`")
 
 
+class FontFileSpec(Strict):
+    """One face of a font the pack ships itself (game.yaml `font_files`)."""
+
+    family: FontFamily = Field(description="the name `fonts:` and the pack's CSS call it by")
+    weight: int = Field(400, ge=1, le=1000, description="400 regular, 700 bold, …")
+    style: Literal["normal", "italic"] = "normal"
+    file: str = Field(description="the TrueType or OpenType file, inside the pack")
+    licence: str = Field(min_length=1, description="the licence the font is under (OFL-1.1): "
+                         "the pack's PDFs embed it")
+
+
 class GameSpec(Strict):
     """game.yaml: the title, version, players, palette, fonts and component manifest."""
 
@@ -175,10 +193,15 @@ class GameSpec(Strict):
     subtitle: str | None = None
     date: str | datetime.date | None = Field(None, description="the edition's date, printed on "
                                              "the rulebook cover")
-    language: str = "zh-CN"
+    language: str = Field("zh-CN", description="the pack's language: its table in "
+                          "templates/lang/ gives the words the shared templates print")
+    words: dict[str, str] = Field({}, description="the pack's own words for any entry of the "
+                                  "language table (`words: {draft: Proof}`)")
     url: str | None = None
     palette: dict[str, Color] = {}
     fonts: dict[str, FontFamily]
+    font_files: list[FontFileSpec] = Field([], description="the pack's own fonts, usable by "
+                                           "family in `fonts` and in the pack's CSS")
     decks: list[DeckSpec]
     backs: dict[str, BackSpec] = {}
     tables: dict[str, dict[str, dict[str, Any]]] = {}

@@ -55,6 +55,7 @@ def validate(game: Game, geometry: Geometry, fonts: FontRegistry,
         _check_rule_ranges(game),
         _check_drafts(game),
         _check_faces(game, geometry, renderer),
+        _check_printed_fields(game, renderer),
     )
     findings = sorted({finding for check in checks for finding in check})
     decks, unchecked = _layable(game, findings)
@@ -178,11 +179,12 @@ def _check_manifest(game: Game, geometry: Geometry, fonts: FontRegistry) -> Iter
         if problem is not None:
             yield problem
     for role, family in game.spec.fonts.items():
-        if family not in fonts.families:
+        if family not in fonts.families | fonts.own:  # a pack's unusable font is told below
             known = ", ".join(sorted(fonts.families))
             yield Finding(where, line_of(game.spec_data, ("fonts", role)),
-                          f"font '{role}': unknown family '{family}' (known: {known})",
-                          code="E025")
+                          f"font '{role}': unknown family '{family}' (known: {known}; the "
+                          "pack's own fonts are declared in `font_files`)", code="E025")
+    yield from fonts.findings  # the pack's font files that cannot be used
 
 
 def _check_unique_ids(game: Game) -> Iterator[Finding]:
@@ -278,6 +280,22 @@ def _pack_files(game: Game) -> Iterator[tuple[str, str, int, str]]:
                            f"card '{card.id}': {key}")
 
 
+def _check_printed_fields(game: Game, renderer: Renderer) -> Iterator[Finding]:
+    """Each field a deck declares is read by its card template when its faces are rendered,
+    or said not to be: a template never drops a designer's data without a word."""
+    for index, deck in enumerate(game.spec.decks):
+        template = f"cards/{deck.template}.html.j2"
+        printed = renderer.fields_read.get(deck.id)
+        if printed is None:  # no face rendered: nothing to tell
+            continue
+        for field, spec in deck.fields.items():
+            if field not in printed and spec.printed:
+                yield Finding(_game_where(game), _deck_line(game, index, "fields", field),
+                              f"deck '{deck.id}': field '{field}' is declared, but its template "
+                              f"'{template}' never prints it (`printed: false` if it is only "
+                              "data)", code="W026")
+
+
 def _check_drafts(game: Game) -> Iterator[Finding]:
     """Drafted cards are listed as warnings, so none is printed unnoticed."""
     for deck in game.decks:
@@ -312,11 +330,12 @@ def template_texts(game: Game) -> Iterator[Text]:
 
 
 def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterator[Finding]:
-    """Every character the pack prints has a glyph in its body font or its fallback: no tofu."""
+    """Every character the pack prints has a glyph in its body font's stack (the family, its
+    partner for the other script) or the fallback: no tofu."""
     family = game.spec.fonts.get("body")
     if family not in fonts.families:
         return
-    have = fonts.stack_characters(family)
+    have = fonts.stack_characters(*fonts.stack(family, game.spec.language))
     rule_texts = [Text(display_path(game.root / (game.spec.rules or "")), line, text)
                   for line, text in strings(game.rules_data)]
     for item in [*texts, *rule_texts]:

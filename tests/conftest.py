@@ -128,12 +128,13 @@ def edit(path: Path, old: str, new: str) -> None:
 
 def give_template(pack: Path, extra: str) -> Path:
     """Give the tiny pack's deck a card template of its own, the generic card with `extra`
-    in its extra block; return the template's path."""
+    in its extra block and the cost after the deck's name; return the template's path."""
     template = pack / "templates" / "cards" / "spell.html.j2"
     template.parent.mkdir(parents=True, exist_ok=True)
     edit(pack / "game.yaml", "template: card", "template: spell")
     template.write_text('{% extends "cards/card.html.j2" %}\n{% block extra %}' + extra
-                        + '{% endblock %}\n', encoding="utf-8")
+                        + '{% endblock %}\n{% block kind %}{{ deck.name }} {{ card.cost }}'
+                        '{% endblock %}\n', encoding="utf-8")
     return template
 
 

@@ -24,7 +24,7 @@ than 300 MB (its address space is capped 1.5 GB above the start: a MemoryError).
 must have a known code and a path, a line >= 1 (and not past the end) when the file it names
 exists and is not empty, and print as one line of UTF-8.
 
-`make test` runs 60 examples of each (about 20 s each) and `pnp validate` in a subprocess,
+`make test` runs 40 examples of each (about 20 s each) and `pnp validate` in a subprocess,
 layout included, on four packs (three fixed, one drawn; marked slow), checking its exit code
 and every line it prints. `make fuzz` sets PNP_FUZZ_EXAMPLES (5000 by default): half of them
 each for text and structure, a hundredth for the command line.
@@ -754,13 +754,13 @@ def test_real_packs_pass_the_fuzz_checks(cards: Path) -> None:
         _check_case(cards, Case(pack, (), ("unchanged",)))
 
 
-@fuzz_settings(quick=60, share=0.5)
+@fuzz_settings(quick=40, share=0.5)
 @given(case=text_case())
 def test_fuzzed_text_gives_findings_not_crashes(cards: Path, case: Case) -> None:
     _check_case(cards, case)
 
 
-@fuzz_settings(quick=60, share=0.5)
+@fuzz_settings(quick=40, share=0.5)
 @given(case=structure_case())
 def test_fuzzed_structure_gives_findings_not_crashes(cards: Path, case: Case) -> None:
     _check_case(cards, case)

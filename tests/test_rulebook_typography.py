@@ -18,6 +18,7 @@ from pypdf import PdfReader
 from generator import DEFAULT_GAME
 from generator.build import BuildOptions, build_game
 from generator.geometry import load_geometry
+from generator.language import pack_words
 from generator.load import load_game
 from generator.markdown_cjk import WORD_CHARS, is_ideograph
 from generator.outputs.rulebook import markdown_html
@@ -124,7 +125,8 @@ def game_words(name: str) -> tuple[str | None, str, tuple[tuple[str, tuple[str, 
     game = load_game(name)
     decks = tuple((deck.spec.name, tuple(flat(card.name) for card in deck.cards))
                   for deck in game.decks)
-    return game.spec.rulebook.gallery, game.spec.rulebook.back, decks
+    words = pack_words(game.spec)
+    return words["gallery"], words["back"], decks
 
 
 @pytest.fixture(scope="module", params=BOOKS, ids=[f"{g}-{p}" for g, p in BOOKS])

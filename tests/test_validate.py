@@ -139,7 +139,7 @@ def test_json_strict_and_exit_codes(packs: Path, capsys) -> None:
 def test_a_field_pushed_out_names_the_field_whose_text_grew(packs: Path) -> None:
     """The motto fits by itself; the effect above it grew and pushed it past the box."""
     spells = packs / "mini" / "spells.yaml"
-    edit(spells, "text: 造成 **3** 点伤害。<b>不是标记</b>", "text: " + "造成三点伤害，" * 33)
+    edit(spells, "text: 造成 **3** 点伤害。<b>不是标记</b>", "text: " + "造成三点伤害，" * 30)
     motto = "火焰吞没一切，灰烬之中再生新芽，直至世界的尽头"
     edit(spells, "  back: red\n", f"  back: red\n  motto: {motto}\n")
     [finding] = _found(packs)
@@ -155,14 +155,15 @@ def test_text_in_no_box_is_a_warning_naming_deck_and_template(packs: Path) -> No
     pack = packs / "mini"
     template = pack / "templates" / "cards" / "plain.html.j2"
     template.parent.mkdir(parents=True)
-    template.write_text('<div class="face"><p>{{ card.name }}</p>{% for s in card.sections %}'
+    template.write_text('<div class="face"><p>{{ card.name }} {{ card.cost }}</p>'
+                        '{% for s in card.sections %}'
                         '<p>{{ s.text }}</p>{% endfor %}</div>\n', encoding="utf-8")
     edit(pack / "game.yaml", "template: card", "template: plain")
     edit(pack / "spells.yaml", "text: 造成 **3** 点伤害。", "text: " + "造成三点伤害，" * 300)
     assert _found(packs) == [
         f"{pack / 'game.yaml'}:16: warning: W072: deck 'spells' (template "
         "cards/plain.html.j2): text in no .safe or data-box box, so not checked for overflow "
-        "(first: '冰冻术')"]
+        "(first: '冰冻术 1')"]
 
 
 def test_independent_mistakes_are_all_found_in_one_run(packs: Path) -> None:
@@ -190,3 +191,32 @@ def test_independent_mistakes_are_all_found_in_one_run(packs: Path) -> None:
         f"{spells}:18: error: E051: card 'S3': art 'art/none.png' does not exist",
     ]
     assert report.unchecked == ["card 'S3' (its own errors stop its layout)"]
+
+
+def test_a_declared_field_no_template_prints_is_a_warning(packs: Path) -> None:
+    pack = packs / "mini"
+    game = pack / "game.yaml"
+    edit(game, "      cost: {type: int, required: true}\n",
+         "      cost: {type: int, required: true}\n      power: {type: int, label: 威力}\n")
+    edit(pack / "spells.yaml", "  cost: 3\n", "  cost: 3\n  power: 7\n")
+    assert _found(packs) == []  # the generic face prints it
+    give_template(pack, "<p>{{ card.name }}</p>")
+    assert _found(packs) == [
+        f"{game}:22: warning: W026: deck 'spells': field 'power' is declared, but its template "
+        "'cards/spell.html.j2' never prints it (`printed: false` if it is only data)"]
+    edit(game, "label: 威力}", "label: 威力, printed: false}")
+    assert _found(packs) == []
+
+
+def test_the_generic_face_prints_each_declared_field_with_its_label(packs: Path,
+                                                                     tmp_path: Path) -> None:
+    from generator.build import build_game
+
+    from .conftest import page_texts
+
+    edit(packs / "mini" / "game.yaml", "cost: {type: int, required: true}",
+         "cost: {type: int, required: true, label: 消耗}")
+    build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
+    text = page_texts(tmp_path / "out" / "mini" / "cards-a4.pdf")[0]
+    assert "火球术法术消耗3效果造成3点伤害" in text
+    assert "治疗术法术消耗2" in text

@@ -31,6 +31,7 @@ from ..files import FileRefused, regular
 from ..fonts import FontRegistry
 from ..geometry import Box, Geometry
 from ..impose import booklet_order
+from ..language import pack_words
 from ..load import Deck, Game
 from ..markdown_cjk import cjk_friendly, table_words
 from ..parts import LaidOut, Part
@@ -82,6 +83,7 @@ def rulebook_markdown(game: Game) -> str:
         "cards": {card.id: card for deck in game.decks for card in deck.cards},
         "components": game.spec.components,
         "tables": game.spec.tables,
+        "words": pack_words(game.spec),
     }
     try:
         return sandbox.render(env.get_template(game.spec.rulebook.file), game.spec.limits,
@@ -218,11 +220,12 @@ class Figure:
 FIGURE_GAP = 2.5  # mm between the gallery's figures, across and down
 
 
-def gallery(game: Game, decks: list[Deck], renderer: Renderer, geometry: Geometry,
+def gallery(decks: list[Deck], renderer: Renderer, geometry: Geometry,
             width: float) -> list[tuple[str, list[list[Figure]]]]:
     """Each deck's distinct faces, and its back, scaled to fit `width` mm, at most half size,
     in rows that fill the width: each row is placed whole, so no figure is laid out twice at
     a page break."""
+    words = renderer.words
     sections = []
     for deck in decks:
         size = geometry.sizes[deck.spec.size]
@@ -234,7 +237,7 @@ def gallery(game: Game, decks: list[Deck], renderer: Renderer, geometry: Geometr
             figures.append(Figure(face, card.name, size, scale))
             back = back or renderer.back(deck, card, None)
         if back is not None:
-            figures.append(Figure(back, f"{deck.spec.name} · {game.spec.rulebook.back}",
+            figures.append(Figure(back, deck.spec.name + words["separator"] + words["back"],
                                   size, scale))
         across = max(1, int((width + FIGURE_GAP) // (size.width * scale + FIGURE_GAP)))
         sections.append((deck.spec.name, [figures[i:i + across]
@@ -336,13 +339,13 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     body, headings = markdown_html(rulebook_markdown(game))
     renderer = Renderer(game, geometry)
     spec = game.spec.rulebook
-    figures = gallery(game, decks, renderer, geometry, page.width - 2 * margin) \
-        if spec.gallery else []
+    figures = gallery(decks, renderer, geometry, page.width - 2 * margin) \
+        if spec.gallery and renderer.words["gallery"] else []
     gallery_id = f"h{len(headings) + 1}"
     sections = [(name, group, index, index == 1)
                 for index, (name, group) in enumerate(figures, start=1)]
     if figures:
-        headings.append(Heading(2, spec.gallery or "", gallery_id))
+        headings.append(Heading(2, renderer.words["gallery"], gallery_id))
         headings += [Heading(3, name, f"{gallery_id}-{index}") for name, _, index, _ in sections]
     context = renderer.page_context(fonts)
     font_size = 9 if booklet else 10

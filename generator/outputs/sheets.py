@@ -71,8 +71,9 @@ class SheetsOutput(OutputKind):
                 backs += [back] * card.qty
             tiling = geometry.tiling(paper, deck.spec.size)
             if tiling.count > 1:
+                glue = job.renderer.words["glue"]
                 items = [Item(piece, None, tiling.piece, deck.spec.id, deck.spec.crop_marks)
-                         for face in fronts for piece in tile(face, tiling, geometry.glue_label)]
+                         for face in fronts for piece in tile(face, tiling, glue)]
             else:
                 items = [Item(Piece(face), Piece(back) if back else None, tiling.piece,
                               deck.spec.id, deck.spec.crop_marks)

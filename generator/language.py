@@ -1,0 +1,87 @@
+"""The language tables: every word the shared templates print, in the pack's language.
+
+`templates/lang/<language>.yaml` holds a table per language (`en`, `zh-CN`); game.yaml's
+`language` picks one, its `words:` overrides any entry, and the templates see the result as
+`words`. The calibration page, which belongs to no pack, has its own `calibrate` section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from . import TEMPLATES_DIR
+from .errors import Finding
+from .schema import GameSpec
+
+LANG_DIR = TEMPLATES_DIR / "lang"
+FALLBACK = "en"  # the table behind every other, and the one a language without a table gets
+PAGE_ONLY = ("calibrate",)  # sections of a table that are not words a pack prints
+
+
+def languages() -> list[str]:
+    """The languages that have a table."""
+    return sorted(path.stem for path in LANG_DIR.glob("*.yaml"))
+
+
+def table_name(language: str) -> str | None:
+    """The table for a language tag: its own (any case), else its primary subtag's (`en-GB`
+    takes `en`); None when there is neither."""
+    known = {name.lower(): name for name in languages()}
+    tag = language.strip().replace("_", "-").lower()
+    return known.get(tag) or known.get(tag.split("-")[0])
+
+
+def _table(name: str) -> dict[str, Any]:
+    """One table as written, read afresh (`pnp watch` sees an edit)."""
+    return dict(yaml.safe_load((LANG_DIR / f"{name}.yaml").read_text(encoding="utf-8")))
+
+
+def table(language: str) -> dict[str, str]:
+    """The words of a language's table, English where it has none or lacks a word."""
+    words = {key: value for key, value in _table(FALLBACK).items() if key not in PAGE_ONLY}
+    name = table_name(language)
+    if name is not None and name != FALLBACK:
+        words.update((key, value) for key, value in _table(name).items() if key in words)
+    return {key: str(value) for key, value in words.items()}
+
+
+def pack_words(spec: GameSpec) -> dict[str, str]:
+    """The words a pack's pages print: its language's table, under the `contents`, `back`
+    and `gallery` headings its `rulebook` gives, under its `words:`."""
+    words = table(spec.language)
+    rulebook = spec.rulebook
+    given = {"contents": rulebook.contents, "back": rulebook.back,
+             "gallery": rulebook.gallery if isinstance(rulebook.gallery, str) else None}
+    words.update((key, value) for key, value in given.items() if value is not None)
+    words.update((key, value) for key, value in spec.words.items() if key in words)
+    return words
+
+
+def calibration_words(language: str) -> dict[str, str]:
+    """The calibration page's words in a language (English where its table has none)."""
+    name = table_name(language) or FALLBACK
+    words = dict(_table(FALLBACK)["calibrate"])
+    words.update(_table(name).get("calibrate", {}))
+    return {key: str(value) for key, value in words.items()}
+
+
+def check_words(spec: GameSpec, where: str, line: Callable[[tuple[str, ...]], int]
+                ) -> list[Finding]:
+    """game.yaml's `words:` names only words the templates print (E010 at the key's line),
+    and its `language` has a table, or `words:` gives every word (W027 at its line); `line`
+    gives the line of a key in game.yaml."""
+    known = sorted(table(FALLBACK))
+    found = [Finding(where, line(("words", key)),
+                     f"unknown field 'words.{key}' (accepted: {', '.join(known)})", "E010")
+             for key in spec.words if key not in known]
+    missing = [key for key in known if key not in spec.words]
+    if table_name(spec.language) is None and missing:
+        found.append(Finding(where, line(("language",)),
+                             f"language '{spec.language}' has no table in templates/lang/ "
+                             f"(known: {', '.join(languages())}), so the shared templates "
+                             f"print English for: {', '.join(missing)} (give them in "
+                             "`words:`)", "W027"))
+    return found
