@@ -310,15 +310,16 @@ _TAG = (("<", ">"),)  # an HTML tag, left out too
 
 
 def _source_lines(path: Path, root: Path, limits: Limits) -> Iterator[Text]:
-    """A template's lines that hold more than ASCII, Jinja comments blanked out; nothing when
-    it may not be read (using it is an error, found there)."""
+    """A template's lines that hold more than ASCII (for the glyph check) or a digit (for the
+    terms check), Jinja comments blanked out; nothing when it may not be read (using it is an
+    error, found there)."""
     try:
         text = read_text(inside(path, [root]), limits.file_bytes)
     except FileRefused:
         return
     source = without_spans(text, (("{#", "#}"),), lines=True)
     for number, line in enumerate(source.splitlines(), start=1):
-        if not line.isascii():
+        if not line.isascii() or any(char.isdigit() for char in line):
             yield Text(display_path(path), number, line)
 
 

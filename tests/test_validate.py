@@ -62,6 +62,16 @@ def test_latin_terms_ignore_case_spacing_and_a_plural_s(packs: Path) -> None:
     ]
 
 
+def test_an_ascii_line_of_the_rulebook_restating_a_rule_is_found(packs: Path) -> None:
+    pack = give_rules(packs, RULES.replace("fire.cost: [火球消耗#]", "fire.cost: ['costs # mana']"))
+    rulebook = pack / "rulebook.md"
+    lines = rulebook.read_text(encoding="utf-8").count("\n")
+    with rulebook.open("a", encoding="utf-8") as out:
+        out.write("\nA fireball costs 4 mana.\n")
+    assert _found(packs) == [
+        f"{rulebook}:{lines + 2}: error: E090: 'costs 4 mana' says 4, but rule 'fire.cost' is 3"]
+
+
 def test_a_template_restating_a_rule_is_found_on_its_line(packs: Path) -> None:
     pack = give_rules(packs, RULES)
     template = give_template(pack, "\n<p>火球消耗 4</p>\n")
