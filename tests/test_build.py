@@ -145,14 +145,6 @@ def test_no_backs_option(tmp_path: Path, pool) -> None:
     assert len(PdfReader(tmp_path / DEFAULT_GAME / "cards-a4.pdf").pages) == cards["pages"] == 9
 
 
-def test_two_builds_are_byte_identical(default_a4: Path, tmp_path: Path, pool) -> None:
-    build_game(DEFAULT_GAME, BuildOptions(paper="a4"), out_root=tmp_path, workers=pool)
-    files = [output["file"] for output in _manifest(default_a4)["outputs"]]
-    assert len(files) == 7  # six component PDFs and the rulebook
-    for name in [*files, "manifest.json"]:
-        assert (tmp_path / DEFAULT_GAME / name).read_bytes() == (default_a4 / name).read_bytes()
-
-
 def test_only_the_registered_fonts_are_embedded(default_a4: Path) -> None:
     """No fallback to whatever fonts the machine has: every font comes from fonts/."""
     for name in ("cards-a4.pdf", "boards-a4.pdf", "tokens-a4.pdf"):
