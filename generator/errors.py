@@ -76,6 +76,8 @@ CODES: dict[str, Code] = {
                  "it prints upright or regular"),
     "E080": Code("error", "a character has no glyph in the pack's body font"),
     "E081": Code("error", "a character was drawn with no glyph on the laid-out page"),
+    "E083": Code("error", "text is drawn in a font of the machine's, not of the project or the "
+                 "pack"),
     "E082": Code("error", "a font file of the pack's cannot be used: not a TrueType or OpenType "
                  "font, forbidding embedding, not the weight or style declared, or named like "
                  "one of the project's"),

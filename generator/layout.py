@@ -334,9 +334,13 @@ def _stylesheet(rules: str, base_dir: Path) -> Any:
                              url_fetcher=make_fetcher((), (PROJECT_ROOT, base_dir)))
 
 
-def write_pdf(document: Any, found: list[Found]) -> bytes:
+FACE_FAMILY = re.compile(r"@font-face\s*\{[^}]*?font-family:\s*(['\"]?)([^;'\"}]+)\1")
+
+
+def write_pdf(document: Any, found: list[Found], html: str | None = None) -> bytes:
     """The PDF bytes of a laid-out document. Glyphs are drawn here, so a missing one is found
-    here too."""
+    here too, and, given its `html`, text drawn in a font no @font-face of it declares: a
+    font of the machine's, which another machine would not have (E083)."""
     before = len(found)
     with _watching(found):
         try:
@@ -344,6 +348,12 @@ def write_pdf(document: Any, found: list[Found]) -> bytes:
         except _weasyprint().urls.URLFetchingError as exc:
             found.append(_refused(exc))
             return b""
+    if html is not None:
+        declared = {match[2].strip() for match in FACE_FAMILY.finditer(html)}
+        for family in sorted({font.family for font in document.fonts.values()} - declared):
+            found.append(Found("E083", f"text is drawn in '{family}', a font of this machine, "
+                               "not of the project or the pack: name a family of "
+                               "fonts/fonts.yaml or of the pack's `font_files`"))
     # an image an SVG asks for is fetched only now: refused, nothing is written
     return b"" if _errors(found[before:]) else data
 
@@ -373,7 +383,7 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
         if document is None:
             return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
         found += measure(document, min_dpi)
-        data = write_pdf(document, found) if write and not _errors(found) else b""
+        data = write_pdf(document, found, html) if write and not _errors(found) else b""
         return LaidOut(b"" if _errors(found) else data, len(document.pages), found,
                        [stamp(path) for path in sorted(served)], _anchors(document),
                        _links(document), placements(document), time.perf_counter() - started)

@@ -204,3 +204,28 @@ def test_a_missing_italic_or_bold_face_is_a_warning(packs: Path, pool: Workers) 
         f"{pack / 'spells.yaml'}:1: warning: W079: card 'S1': 'quote' is set in italic, but "
         "'Lantern' has no italic face: it prints in its regular face",
     ]
+
+
+def test_text_in_a_family_no_font_face_declares_stops_the_build(packs: Path, tmp_path: Path,
+                                                               pool: Workers) -> None:
+    """A stylesheet asking for a generic family takes whatever the machine has (DejaVu Sans
+    here, nothing on a machine with no fonts): an error, never a PDF that differs elsewhere."""
+    import pytest
+
+    from generator.errors import PackError
+
+    pack = packs / "mini"
+    (pack / "style.css").write_text(".face .title { font-family: sans-serif !important; }\n",
+                                    encoding="utf-8")
+    edit(pack / "game.yaml", "players: 1-2人\n",
+         "players: 1-2人\nstylesheet: style.css\nlanguage: en\n")
+    edit(pack / "spells.yaml", "name: 火球术", "name: Fireball")
+    with pytest.raises(PackError) as caught:
+        build_game("mini", BuildOptions(), out_root=tmp_path / "out", cards_dir=packs,
+                   workers=pool)
+    codes = {finding.code for finding in caught.value.findings}
+    assert codes & {"E083", "E081"}, caught.value.findings
+    drawn = [f.message for f in caught.value.findings if f.code == "E083"]
+    assert all(message.startswith("text is drawn in '") and "a font of this machine" in message
+               for message in drawn)
+    assert not (tmp_path / "out" / "mini" / "cards-a4.pdf").exists()
