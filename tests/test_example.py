@@ -83,9 +83,9 @@ def test_example_cards_print_every_name_and_rule(out_root: Path) -> None:
 
 
 def test_example_embeds_its_own_font_and_real_italics(out_root: Path) -> None:
-    """EB Garamond (as Harbour Garamond), the pack's font file, is embedded; the cards' quotes are in its italic
-    face and the rulebook's *emphasis* in Noto Sans Latin's, each a real italic (the file's
-    italic bit), not the regular face standing in."""
+    """EB Garamond (as Harbour Garamond), the pack's font file, is embedded; the cards' quotes
+    are in its italic face and the rulebook's *emphasis* in Noto Sans Latin's, each a real
+    italic (the file's italic bit), not the regular face standing in."""
     fonts = EXAMPLES / GAME / "fonts"
     cards = _fonts(out_root / GAME / "cards-a4.pdf")
     rulebook = _fonts(out_root / GAME / "rulebook-a4.pdf")
