@@ -8,6 +8,7 @@ are left out of the fast tier, `make test-fast` (pytest -m "not slow").
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +31,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if REAL_BUILDS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hidden_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[tuple[subprocess.Popen, Path] | None]:
+    """The five games built with the machine's fonts hidden (tests/test_fonts_hidden.py),
+    started with the session when that test is to run, so it overlaps the rest."""
+    wanted = any(item.nodeid.startswith("tests/test_fonts_hidden.py::test_the_games")
+                 for item in request.session.items)
+    if not wanted:
+        yield None
+        return
+    from .test_fonts_hidden import start_hidden_build
+
+    folder = tmp_path_factory.mktemp("fonts-hidden")
+    process = start_hidden_build(folder)
+    try:
+        yield process, folder
+    finally:
+        process.kill()
+        process.communicate()
 
 
 @pytest.fixture(scope="session")

@@ -24,22 +24,25 @@ def test_there_are_five_games() -> None:
     assert len(GAMES) == 5, GAMES
 
 
-def test_the_games_build_the_same_with_the_machines_fonts_hidden(tmp_path: Path,
-                                                                   built: Built) -> None:
-    config = tmp_path / "fonts.conf"
+def start_hidden_build(folder: Path) -> subprocess.Popen:
+    """`pnp build` of the five games into folder/hidden with no font of the machine's, in a
+    process of its own (fontconfig reads FONTCONFIG_FILE once); conftest starts it as the
+    session does, so it runs beside the other tests rather than after them."""
+    config = folder / "fonts.conf"
     config.write_text(NO_FONTS, encoding="utf-8")
-    hidden = tmp_path / "hidden"
-    # `pnp build` in a process of its own, as fontconfig reads FONTCONFIG_FILE once
-    process = subprocess.Popen(
-        [sys.executable, "-m", "generator.cli", "build", *GAMES, "--out", str(hidden),
+    return subprocess.Popen(
+        [sys.executable, "-m", "generator.cli", "build", *GAMES, "--out", str(folder / "hidden"),
          "--force"],
         cwd=PROJECT_ROOT, env={**os.environ, "FONTCONFIG_FILE": str(config)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        normal = {name: built(name, "a4") for name in GAMES}  # meanwhile, or built already
-        _, err = process.communicate(timeout=600)
-    finally:
-        process.kill()
+
+
+def test_the_games_build_the_same_with_the_machines_fonts_hidden(
+        hidden_build: tuple[subprocess.Popen, Path], built: Built) -> None:
+    process, folder = hidden_build
+    hidden = folder / "hidden"
+    normal = {name: built(name, "a4") for name in GAMES}  # meanwhile, or built already
+    _, err = process.communicate(timeout=600)
     assert process.returncode == 0, err[-3000:]
     for name in GAMES:  # a build of its own, in another process: reproducible byte for byte
         expected = sorted(path.name for path in normal[name].glob("*.pdf"))
