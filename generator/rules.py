@@ -45,10 +45,10 @@ def lookup(rules: Any, path: str) -> Any:
                 and int(part) < len(current):
             current = current[int(part)]
         else:
-            where = ".".join(walked) or "the rules"
+            where = f"{'.'.join(walked)} has" if walked else "the rules have"
             known = ", ".join(str(k) for k in current) if isinstance(current, dict) else ""
             hint = f" (known: {known})" if known else ""
-            raise RuleError(f"unknown rule '{path}': {where} has no '{part}'{hint}")
+            raise RuleError(f"unknown rule '{path}': {where} no '{part}'{hint}")
         walked.append(part)
     return current
 

@@ -138,7 +138,9 @@ def render_page(pdf: Path, index: int, dpi: int = 50) -> Image.Image:
 
 def pixel_mm(image: Image.Image, x_mm: float, y_mm: float, dpi: int = 50) -> tuple[int, ...]:
     """The colour at a point given in millimetres from the top-left corner."""
-    return image.getpixel((round(x_mm / 25.4 * dpi), round(y_mm / 25.4 * dpi)))
+    colour = image.getpixel((round(x_mm / 25.4 * dpi), round(y_mm / 25.4 * dpi)))
+    assert isinstance(colour, tuple)
+    return colour
 
 
 def edit(path: Path, old: str, new: str) -> None:

@@ -129,7 +129,7 @@ def test_csv_errors_name_the_line_the_row_starts_on(packs: Path) -> None:
         (6, "E005: card 'S4': the row has 11 cells, and the header row 9"),
         (7, "E005: card 'S5': the row has 3 cells, and the header row 9"),
         (8, "E010: missing required column 'id'"),
-        (9, "E007: unknown rule 'fire': the rules has no 'fire'"),
+        (9, "E007: unknown rule 'fire': the rules have no 'fire'"),
     ]]
     assert [card["id"] for card in _cards(packs)] == ["S1", "S2"]
 
