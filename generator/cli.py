@@ -187,6 +187,15 @@ def cmd_new(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export each game's card faces and backs as images."""
+    from .export import export_images
+
+    for name, cards, out in _places(args):
+        export_images(name, cards, out, args.profile, args.dpi, args.format, _progress)
+    return EXIT_OK
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every game pack with its title, version and card count, from game.yaml alone."""
     from .load import list_games, load_spec
@@ -319,6 +328,22 @@ def parser() -> argparse.ArgumentParser:
     new.add_argument("--lang", choices=scaffold_languages(), default="en",
                      help="the pack's language (default: en)")
     new.set_defaults(func=cmd_new)
+
+    export = sub.add_parser("export", parents=[base], help="write every card's front and back "
+                            "as an image, for a print shop or a virtual table, into "
+                            "<out>/<game>-export/images/")
+    export.add_argument("games", **games)
+    export.add_argument("--to", choices=["images"], default="images",
+                        help="what to export (default: images)")
+    export.add_argument("--profile", choices=["generic", "tgc", "mpc"], default="generic",
+                        help="pixel sizes: generic (cut + bleed at --dpi), tgc (The Game "
+                             "Crafter, 1/8 in bleed at 300 dpi), mpc (MakePlayingCards: poker, "
+                             "tarot); templates/export.yaml")
+    export.add_argument("--dpi", type=float, default=300, help="for the generic profile")
+    export.add_argument("--format", choices=["png", "jpg"], default="png")
+    export.add_argument("--out", type=Path, default=None, help="output folder (default: "
+                        "build/, or a pack folder's own build/)")
+    export.set_defaults(func=cmd_export)
 
     listing = sub.add_parser("list", parents=[base], help="list the game packs under cards/")
     listing.set_defaults(func=cmd_list)
