@@ -78,7 +78,8 @@ CODES: dict[str, Code] = {
     "E081": Code("error", "a character was drawn with no glyph on the laid-out page"),
     "E083": Code("error", "text is drawn in a font of the machine's, not of the project or the "
                  "pack"),
-    "E084": Code("error", "an export profile has no pixel size for a deck's card size"),
+    "E084": Code("error", "an export profile has no pixel size for a deck's card size, or its "
+                 "images would be past 60 million pixels"),
     "E082": Code("error", "a font file of the pack's cannot be used: not a TrueType or OpenType "
                  "font, forbidding embedding, not the weight or style declared, or named like "
                  "one of the project's"),

@@ -21,16 +21,17 @@ import yaml
 from . import BUILD_DIR, CARDS_DIR, TEMPLATES_DIR
 from .build import check, sites
 from .cache import BuildOptions, PartCache, parts_folder
-from .errors import Finding, PackError, display_path, errors_only
+from .errors import Finding, PackError, PnpError, display_path, errors_only
 from .execute import Executor
 from .faces import face_anchor
-from .geometry import Box
+from .geometry import Box, Geometry
 from .load import Deck, line_of
 from .render import Face
 from .workers import Workers
 
 MM_PER_INCH = 25.4
-FORMATS = ("png", "jpg")
+MAX_DPI = 1200
+MAX_PIXELS = 60_000_000  # one image, ~240 MB as drawn (a 500 x 400 mm board at 300 dpi: 28)
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,9 @@ def export_images(name: str, cards_dir: Path = CARDS_DIR, out_root: Path = BUILD
         raise PackError(errors_only(checked.findings))
     game, job = checked.game, checked.job
     chosen = load_profiles()[profile]
-    refused = _refused_sizes(checked.game.root, game.spec_data, job.decks, chosen)
+    if not 0 < dpi <= MAX_DPI:
+        raise PnpError(f"--dpi {dpi:g}: an export draws at more than 0 and at most {MAX_DPI} dpi")
+    refused = _refused_sizes(game.root, game.spec_data, job.decks, chosen, job.geometry, dpi)
     if refused:
         raise PackError(refused)
     faces = job.faces
@@ -112,7 +115,7 @@ def export_images(name: str, cards_dir: Path = CARDS_DIR, out_root: Path = BUILD
     for deck in job.decks:
         size = job.geometry.sizes[deck.spec.size]
         pixels = chosen.pixels(deck.spec.size, size, job.geometry.bleed, dpi)
-        assert pixels is not None  # refused above
+        assert pixels is not None  # else refused above
         for number, (card, line) in enumerate(deck.located(), start=1):
             front = job.renderer.face(deck, card, line)
             back = job.renderer.back(deck, card, front)
@@ -130,20 +133,26 @@ def export_images(name: str, cards_dir: Path = CARDS_DIR, out_root: Path = BUILD
     return folder
 
 
-def _refused_sizes(root: Path, spec_data: Any, decks: list[Deck], profile: Profile
-                   ) -> list[Finding]:
-    """A deck whose card size the profile has no pixel size for, at its `size:` line."""
-    sizes = profile.sizes
-    if sizes is None:
-        return []
+def _refused_sizes(root: Path, spec_data: Any, decks: list[Deck], profile: Profile,
+                   geometry: Geometry, dpi: float) -> list[Finding]:
+    """A deck whose card size the profile has no pixel size for, or whose images would be
+    larger than an export draws, at its `size:` line."""
     where = display_path(root / "game.yaml")
-    order = [deck.spec.id for deck in decks]
-    return [Finding(where, line_of(spec_data, ("decks", _index(spec_data, deck.spec.id),
-                                               "size")),
-                    f"deck '{deck.spec.id}': the {profile.name} profile has no size "
-                    f"'{deck.spec.size}' (it has: {', '.join(sorted(sizes))})", "E084")
-            for deck in sorted(decks, key=lambda deck: order.index(deck.spec.id))
-            if deck.spec.size not in sizes]
+    found = []
+    for deck in decks:
+        line = line_of(spec_data, ("decks", _index(spec_data, deck.spec.id), "size"))
+        pixels = profile.pixels(deck.spec.size, geometry.sizes[deck.spec.size],
+                                geometry.bleed, dpi)
+        if pixels is None:
+            found.append(Finding(where, line, f"deck '{deck.spec.id}': the {profile.name} "
+                                 f"profile has no size '{deck.spec.size}' (it has: "
+                                 f"{', '.join(sorted(profile.sizes or {}))})", "E084"))
+        elif pixels[0] * pixels[1] > MAX_PIXELS:
+            found.append(Finding(where, line, f"deck '{deck.spec.id}': its images would be "
+                                 f"{pixels[0]} x {pixels[1]} px, past the "
+                                 f"{MAX_PIXELS // 1_000_000} million an export draws (a lower "
+                                 "--dpi)", "E084"))
+    return found
 
 
 def _index(spec_data: Any, deck_id: str) -> int:

@@ -77,3 +77,16 @@ def test_two_exports_are_byte_identical_and_the_cli_writes_them(packs: Path, tmp
     after = {path.name: path.read_bytes() for path in first.rglob("*") if path.is_file()}
     assert after == before
     assert Image.open(io.BytesIO(after["back-blue.png"])).size == (164, 224)
+
+
+def test_an_image_too_large_to_draw_is_refused_before_it_is_drawn(packs: Path,
+                                                                  tmp_path: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    edit(game, "size: poker", "size: huge")
+    edit(game, "players: 1-2人\n", "players: 1-2人\nsizes: {huge: {width: 2000, height: 2000}}\n")
+    with pytest.raises(PackError) as caught:
+        _export(packs, tmp_path / "out")
+    assert [str(f) for f in caught.value.findings] == [
+        f"{game}:16: error: E084: deck 'spells': its images would be 23693 x 23693 px, past "
+        "the 60 million an export draws (a lower --dpi)"]
+    assert not (tmp_path / "out" / "mini-export").exists()
