@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pypdfium2
 import pypdfium2.raw as pdfium
+import pytest
 
 from generator import FONTS_DIR
 from generator.build import BuildOptions, build_game, check, validate_game
@@ -206,25 +207,26 @@ def test_a_missing_italic_or_bold_face_is_a_warning(packs: Path, pool: Workers) 
     ]
 
 
-def test_text_in_a_family_no_font_face_declares_stops_the_build(packs: Path, tmp_path: Path,
-                                                               pool: Workers) -> None:
+@pytest.mark.parametrize(("css", "codes"), [
+    (".face .title { font-family: sans-serif !important; }", {"E083", "E081"}),
+    ("@font-face { font-family: 'Mine'; src: local('DejaVu Sans'); }\n"
+     ".face .title { font-family: 'Mine' !important; }", {"E052"})], ids=["generic", "local"])
+def test_text_in_a_family_no_font_face_declares_stops_the_build(
+        packs: Path, tmp_path: Path, pool: Workers, css: str, codes: set[str]) -> None:
     """A stylesheet asking for a generic family takes whatever the machine has (DejaVu Sans
-    here, nothing on a machine with no fonts): an error, never a PDF that differs elsewhere."""
-    import pytest
-
+    here, nothing on a machine with no fonts), and one naming a machine font through
+    `local()` is refused by the fetcher: an error, never a PDF that differs elsewhere."""
     from generator.errors import PackError
 
     pack = packs / "mini"
-    (pack / "style.css").write_text(".face .title { font-family: sans-serif !important; }\n",
-                                    encoding="utf-8")
+    (pack / "style.css").write_text(css + "\n", encoding="utf-8")
     edit(pack / "game.yaml", "players: 1-2人\n",
          "players: 1-2人\nstylesheet: style.css\nlanguage: en\n")
     edit(pack / "spells.yaml", "name: 火球术", "name: Fireball")
     with pytest.raises(PackError) as caught:
         build_game("mini", BuildOptions(), out_root=tmp_path / "out", cards_dir=packs,
                    workers=pool)
-    codes = {finding.code for finding in caught.value.findings}
-    assert codes & {"E083", "E081"}, caught.value.findings
+    assert codes & {finding.code for finding in caught.value.findings}, caught.value.findings
     drawn = [f.message for f in caught.value.findings if f.code == "E083"]
     assert all(message.startswith("text is drawn in '") and "a font of this machine" in message
                for message in drawn)
