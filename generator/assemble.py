@@ -279,6 +279,24 @@ def _moved(item: Any, where: dict, offset: int) -> Any:
     return moved
 
 
+def print_boxes(pdf: bytes, bleed: float, trim: float) -> bytes:
+    """A PDF whose every page has its BleedBox `bleed` pt and its TrimBox `trim` pt inside
+    the page's edges, as print shops read where to cut and how far the art runs past it."""
+    import pikepdf
+
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        for page in document.pages:
+            x0, y0, x1, y1 = (float(value) for value in page.mediabox)
+            page.obj.BleedBox = _inset(x0, y0, x1, y1, bleed)
+            page.obj.TrimBox = _inset(x0, y0, x1, y1, trim)
+        return _saved(document)
+
+
+def _inset(x0: float, y0: float, x1: float, y1: float, by: float) -> list[float]:
+    """A rectangle `by` pt inside another, each side rounded to a thousandth of a point."""
+    return [round(x0 + by, 3), round(y0 + by, 3), round(x1 - by, 3), round(y1 - by, 3)]
+
+
 def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | None]]) -> bytes:
     """Place a PDF's pages two up on landscape `sheet`s, in the given (left, right) order."""
     import pikepdf

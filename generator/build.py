@@ -4,7 +4,7 @@ parts (4), assemble them (5), and write the files and the manifest (6), in that 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,9 +42,10 @@ class Checked:
         return self.job.game
 
 
-def check(name: str, cards_dir: Path = CARDS_DIR,
-          options: BuildOptions = BuildOptions()) -> Checked:
-    """Load and validate a game; every finding, the kinds' own checks included.
+def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildOptions(),
+          kinds: Sequence[Callable[[Job], OutputKind]] | None = None) -> Checked:
+    """Load and validate a game; every finding, the kinds' own checks included (`kinds` makes
+    each kind for the job; by default those of outputs.KINDS the options ask for).
 
     Only a game.yaml that cannot be read stops it (PackError); otherwise the job plans the
     cards that have no error of their own, and `unchecked` says what that leaves out.
@@ -55,9 +56,11 @@ def check(name: str, cards_dir: Path = CARDS_DIR,
     renderer = Renderer(game, geometry)
     report = validate(game, geometry, fonts, renderer)
     job = Job(game, geometry, fonts, options, renderer, report.decks)
-    kinds = [kind(job) for kind in outputs.KINDS if not options.only or kind.name in options.only]
-    findings = report.findings + [finding for kind in kinds for finding in kind.check()]
-    return Checked(job, kinds, sorted(set(findings)), report.unchecked)
+    if kinds is None:
+        kinds = [kind for kind in outputs.KINDS if not options.only or kind.name in options.only]
+    made = [make(job) for make in kinds]
+    findings = report.findings + [finding for kind in made for finding in kind.check()]
+    return Checked(job, made, sorted(set(findings)), report.unchecked)
 
 
 def sites(game: Game) -> dict[str, Site]:

@@ -188,11 +188,14 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Export each game's card faces and backs as images."""
-    from .export import export_images
+    """Export each game's cards as images, print-shop PDFs or a Tabletop Simulator object."""
+    from .export import export
+    from .outputs.base import ExportSettings
 
+    settings = ExportSettings(args.profile, args.dpi, args.format, args.backs_last, args.marks,
+                              args.cmyk, args.strict)
     for name, cards, out in _places(args):
-        export_images(name, cards, out, args.profile, args.dpi, args.format, _progress)
+        export(name, args.to, settings, cards, out, _progress)
     return EXIT_OK
 
 
@@ -250,7 +253,8 @@ def _printing(parser: argparse.ArgumentParser) -> None:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    from .outputs import switches
+    from .outputs import EXPORTS, switches
+    from .outputs.images import load_profiles
 
     top = argparse.ArgumentParser(prog="pnp", description=__doc__, epilog=EXIT_CODES,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -329,18 +333,28 @@ def parser() -> argparse.ArgumentParser:
                      help="the pack's language (default: en)")
     new.set_defaults(func=cmd_new)
 
-    export = sub.add_parser("export", parents=[base], help="write every card's front and back "
-                            "as an image, for a print shop or a virtual table, into "
-                            "<out>/<game>-export/images/")
+    export = sub.add_parser("export", parents=[base], help="export the cards for a print shop "
+                            "or a virtual table into <out>/<game>-export/<to>/, with a "
+                            "preflight report (preflight.json)")
     export.add_argument("games", **games)
-    export.add_argument("--to", choices=["images"], default="images",
-                        help="what to export (default: images)")
-    export.add_argument("--profile", choices=["generic", "tgc", "mpc"], default="generic",
-                        help="pixel sizes: generic (cut + bleed at --dpi), tgc (The Game "
+    export.add_argument("--to", choices=[kind.name for kind in EXPORTS], default="images",
+                        help="images: each card side an image, listed with copies; printshop: "
+                             "a PDF a deck, a card side a page with TrimBox and BleedBox; tts: "
+                             "Tabletop Simulator sheets and saved object (default: images)")
+    export.add_argument("--profile", choices=sorted(load_profiles()), default="generic",
+                        help="image pixel sizes: generic (cut + bleed at --dpi), tgc (The Game "
                              "Crafter, 1/8 in bleed at 300 dpi), mpc (MakePlayingCards: poker, "
                              "tarot); templates/export.yaml")
     export.add_argument("--dpi", type=float, default=300, help="for the generic profile")
     export.add_argument("--format", choices=["png", "jpg"], default="png")
+    export.add_argument("--backs-last", action="store_true", help="printshop: every front, "
+                        "then every back (default: each front followed by its back)")
+    export.add_argument("--marks", action="store_true", help="printshop: crop marks in a "
+                        "slug round the bleed")
+    export.add_argument("--cmyk", action="store_true", help="printshop: convert to CMYK with "
+                        "Ghostscript (which must be installed)")
+    export.add_argument("--strict", action="store_true", help="a preflight finding fails the "
+                        "export, and nothing is written")
     export.add_argument("--out", type=Path, default=None, help="output folder (default: "
                         "build/, or a pack folder's own build/)")
     export.set_defaults(func=cmd_export)

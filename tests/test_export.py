@@ -1,32 +1,57 @@
-"""`pnp export --to images`: each distinct face and back an image at its profile's pixel size,
-with bleed on every edge, listed with its card's name and copies, the same bytes every time."""
+"""`pnp export`: per-card images at a profile's pixel size, print-shop PDFs with their page
+boxes, Tabletop Simulator sheets and saved object, and the preflight report of each; the same
+bytes every time, drawn from the faces the card sheets show."""
 
 from __future__ import annotations
 
 import csv
-import io
+import json
 from pathlib import Path
 
+import pikepdf
+import pypdfium2
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops, ImageStat
 
 from generator import cli
+from generator.build import build_game
+from generator.cache import BuildOptions
 from generator.errors import PackError
-from generator.export import export_images
+from generator.export import export
+from generator.outputs.base import ExportSettings
+from generator.workers import Workers
 
-from .conftest import edit
+from .conftest import edit, page_texts
+
+POKER = (63.5, 88.9)  # mm, cut
+BLEED = 3.0
 
 
-def _export(packs: Path, out: Path, **options: object) -> Path:
-    return export_images("mini", packs, out, **options)  # type: ignore[arg-type]
+def _export(packs: Path, out: Path, to: str = "images", pool: Workers | None = None,
+            messages: list[str] | None = None, **settings: object) -> Path:
+    told = messages if messages is not None else []
+    return export("mini", to, ExportSettings(**settings), packs, out,  # type: ignore[arg-type]
+                  told.append, pool)
 
 
-def test_each_face_and_back_is_an_image_listed_with_its_card(packs: Path,
-                                                             tmp_path: Path) -> None:
-    folder = _export(packs, tmp_path / "out", dpi=100)
+def _rows(folder: Path) -> list[dict[str, str]]:
     with (folder / "images.csv").open(encoding="utf-8") as rows:
-        listed = [(row["file"], row["name"], row["side"], row["copies"]) for row in
-                  csv.DictReader(rows)]
+        return list(csv.DictReader(rows))
+
+
+def _difference(one: Image.Image, other: Image.Image) -> float:
+    """Mean difference of two RGB images of one size, 0 to 255, each seen at a quarter of its
+    size (two renderings' antialiasing and a pixel of rounding blur away)."""
+    small = (max(1, one.width // 4), max(1, one.height // 4))
+    return sum(ImageStat.Stat(ImageChops.difference(
+        one.resize(small, Image.Resampling.BOX), other.resize(small, Image.Resampling.BOX))
+    ).mean) / 3
+
+
+def test_each_face_and_back_is_an_image_listed_with_its_card(packs: Path, tmp_path: Path,
+                                                             pool: Workers) -> None:
+    folder = _export(packs, tmp_path / "out", pool=pool, dpi=100)
+    listed = [(row["file"], row["name"], row["side"], row["copies"]) for row in _rows(folder)]
     assert listed == [
         ("spells/001-S1-front.png", "火球术", "front", "1"),
         ("spells/back-red.png", "火球术", "back", "1"),
@@ -36,10 +61,14 @@ def test_each_face_and_back_is_an_image_listed_with_its_card(packs: Path,
         ("spells/back-blue.png", "冰冻术", "back", "2"),
     ]
     files = sorted(str(path.relative_to(folder)) for path in folder.rglob("*.png"))
-    assert files == sorted({file for file, *_ in listed})
+    assert files == sorted({file for file, *_ in listed})  # the manifest lists every file
+    assert json.loads((folder / "images.json").read_text(encoding="utf-8"))["images"][4] == {
+        "file": "spells/003-S3-front.png", "deck": "spells", "card": "S3", "name": "冰冻术",
+        "side": "front", "copies": 2, "width": 274, "height": 374}
     # poker 63.5 x 88.9 mm with 3 mm of bleed on every edge, at 100 dpi
     for file in files:
         assert Image.open(folder / file).size == (274, 374)
+        assert Image.open(folder / file).mode == "RGB"
     front = Image.open(folder / "spells/001-S1-front.png").convert("RGB")
     assert front.getpixel((4, 187)) == (0x33, 0x33, 0x33)  # the deck's colour in the bleed
     assert front.getpixel((137, 250)) == (255, 255, 255)  # the paper of the face
@@ -47,12 +76,15 @@ def test_each_face_and_back_is_an_image_listed_with_its_card(packs: Path,
         == (255, 0, 0)
 
 
-def test_profiles_give_the_shops_pixel_sizes(packs: Path, tmp_path: Path) -> None:
-    tgc = _export(packs, tmp_path / "tgc", profile="tgc")
+def test_profiles_give_the_shops_pixel_sizes(packs: Path, tmp_path: Path, pool: Workers) -> None:
+    tgc = _export(packs, tmp_path / "tgc", pool=pool, profile="tgc")
     assert Image.open(tgc / "spells/001-S1-front.png").size == (825, 1125)
-    mpc = _export(packs, tmp_path / "mpc", profile="mpc", image_format="jpg")
+    mpc = _export(packs, tmp_path / "mpc", pool=pool, profile="mpc", image_format="jpg")
     picture = Image.open(mpc / "spells/001-S1-front.jpg")
     assert (picture.format, picture.size) == ("JPEG", (822, 1122))
+    report = json.loads((mpc / "preflight.json").read_text(encoding="utf-8"))
+    assert {tuple(side["pixels"]) for side in report["sides"]} == {(822, 1122)}
+    assert report["findings"] == []
 
 
 def test_a_size_a_profile_lacks_is_an_error_naming_the_deck(packs: Path,
@@ -67,18 +99,6 @@ def test_a_size_a_profile_lacks_is_an_error_naming_the_deck(packs: Path,
     assert not (tmp_path / "out" / "mini-export").exists()
 
 
-def test_two_exports_are_byte_identical_and_the_cli_writes_them(packs: Path, tmp_path: Path,
-                                                                capsys) -> None:
-    first = _export(packs, tmp_path / "out", dpi=60)
-    before = {path.name: path.read_bytes() for path in first.rglob("*") if path.is_file()}
-    assert cli.main(["export", "--cards", str(packs), "mini", "--dpi", "60", "--out",
-                     str(tmp_path / "out")]) == 0
-    assert "mini: wrote 6 images (generic)" in capsys.readouterr().err
-    after = {path.name: path.read_bytes() for path in first.rglob("*") if path.is_file()}
-    assert after == before
-    assert Image.open(io.BytesIO(after["back-blue.png"])).size == (164, 224)
-
-
 def test_an_image_too_large_to_draw_is_refused_before_it_is_drawn(packs: Path,
                                                                   tmp_path: Path) -> None:
     game = packs / "mini" / "game.yaml"
@@ -90,3 +110,159 @@ def test_an_image_too_large_to_draw_is_refused_before_it_is_drawn(packs: Path,
         f"{game}:16: error: E084: deck 'spells': its images would be 23693 x 23693 px, past "
         "the 60 million an export draws (a lower --dpi)"]
     assert not (tmp_path / "out" / "mini-export").exists()
+
+
+def test_two_exports_are_byte_identical_and_an_edit_draws_only_its_card(
+        packs: Path, tmp_path: Path, capsys) -> None:
+    for to in ("images", "printshop", "tts"):
+        first = _export(packs, tmp_path / "out", to, dpi=60)
+        before = {path: path.read_bytes() for path in first.rglob("*") if path.is_file()}
+        assert cli.main(["export", "--cards", str(packs), "mini", "--to", to, "--dpi", "60",
+                         "--out", str(tmp_path / "out")]) == 0
+        assert {path: path.read_bytes() for path in first.rglob("*") if path.is_file()} == before
+    told = capsys.readouterr().err
+    assert "mini: wrote 8 files (images, generic)" in told
+    assert "(0 images drawn, the rest from the cache)" in told
+    edit(packs / "mini" / "spells.yaml", "name: 治疗术", "name: 大治疗术")
+    messages: list[str] = []
+    folder = _export(packs, tmp_path / "out", messages=messages, dpi=60)
+    assert "(1 images drawn, the rest from the cache)" in messages[-1]
+    assert _rows(folder)[2]["name"] == "大治疗术"
+
+
+def _sheet_face(pdf: Path, dpi: int) -> Image.Image:
+    """The first card face drawn on a sheet, cut out of the page at `dpi` with its bleed,
+    located by the matrix the sheet draws it with."""
+    with pikepdf.open(pdf) as document:
+        page = document.pages[0]
+        form = page.Resources.XObject["/Face0"]
+        x0, y0, x1, y1 = (float(value) for value in form.BBox)
+        for operands, operator in pikepdf.parse_content_stream(page):
+            if str(operator) == "cm" and len(operands) == 6 and float(operands[0]) > 0:
+                a, _, _, d, e, f = (float(value) for value in operands)
+                break
+        height = float(page.mediabox[3])
+    left, top = a * x0 + e, height - (d * y1 + f)
+    width, tall = a * (x1 - x0), d * (y1 - y0)
+    shown = pypdfium2.PdfDocument(str(pdf))[0].render(scale=dpi / 72).to_pil().convert("RGB")
+    scale = dpi / 72
+    return shown.crop((round(left * scale), round(top * scale), round((left + width) * scale),
+                       round((top + tall) * scale)))
+
+
+def test_an_image_is_the_face_the_sheets_show(packs: Path, tmp_path: Path,
+                                              pool: Workers) -> None:
+    build_game("mini", BuildOptions(only=("sheets",)), tmp_path / "out", packs, workers=pool)
+    on_sheet = _sheet_face(tmp_path / "out" / "mini" / "cards-a4.pdf", 150)
+    folder = _export(packs, tmp_path / "out", pool=pool, dpi=150)
+    image = Image.open(folder / "spells/001-S1-front.png").convert("RGB")
+    assert abs(on_sheet.width - image.width) <= 2 and abs(on_sheet.height - image.height) <= 2
+    inked = (image.width // 8, image.height // 20, 7 * image.width // 8, image.height // 3)
+    seen = on_sheet.resize(image.size).crop(inked)  # the title and text, inside the cut
+    assert _difference(seen, image.crop(inked)) < 3
+    other = Image.open(folder / "spells/002-S2-front.png").convert("RGB")
+    assert _difference(seen, other.crop(inked)) > 2 * _difference(seen, image.crop(inked))
+
+
+def _boxes(page: pikepdf.Page) -> dict[str, list[float]]:
+    return {name: [round(float(value), 2) for value in page.obj[f"/{name}"]]
+            for name in ("MediaBox", "BleedBox", "TrimBox")}
+
+
+def test_printshop_pages_are_card_sides_with_their_boxes(packs: Path, tmp_path: Path,
+                                                         pool: Workers) -> None:
+    folder = _export(packs, tmp_path / "a", "printshop", pool=pool)
+    pdf = folder / "spells.pdf"
+    # each copy's front, then its back: S1, red, S2, green, S3, blue, S3, blue
+    texts = page_texts(pdf)
+    assert len(texts) == 8
+    assert ["火球术" in text for text in texts] == [True] + [False] * 7
+    assert ["冰冻术" in text for text in texts] == [False] * 4 + [True, False, True, False]
+    assert ["蓝" in text for text in texts] == [False] * 5 + [True, False, True]
+    cut = [value / 25.4 * 72 for value in POKER]
+    bleed = BLEED / 25.4 * 72
+    with pikepdf.open(pdf) as document:
+        for page in document.pages:
+            boxes = _boxes(page)
+            assert boxes["MediaBox"] == boxes["BleedBox"] == \
+                [0, 0, round(cut[0] + 2 * bleed, 2), round(cut[1] + 2 * bleed, 2)]
+            assert boxes["TrimBox"] == [round(bleed, 2), round(bleed, 2),
+                                        round(bleed + cut[0], 2), round(bleed + cut[1], 2)]
+        fonts = [font for page in document.pages for font in
+                 page.Resources.XObject["/Face0"].Resources.get("/Font", {}).values()]
+        assert fonts
+        for font in fonts:
+            described = font.DescendantFonts[0] if "/DescendantFonts" in font else font
+            assert {"/FontFile", "/FontFile2", "/FontFile3"} & set(
+                described.FontDescriptor.keys())
+    back = pypdfium2.PdfDocument(str(pdf))[1].render(scale=1).to_pil().convert("RGB")
+    assert back.getpixel((2, 2)) == (255, 0, 0)  # the red back runs to the page's edge
+
+    marked = _export(packs, tmp_path / "b", "printshop", pool=pool, marks=True,
+                     backs_last=True)
+    texts = page_texts(marked / "spells.pdf")
+    assert ["火球术" in text for text in texts] == [True] + [False] * 7
+    assert ["红" in text for text in texts] == [False] * 4 + [True, False, False, False]
+    with pikepdf.open(marked / "spells.pdf") as document:
+        boxes = _boxes(document.pages[0])
+    slug = 6 / 25.4 * 72  # the crop marks' 5 mm and 1 mm short of the bleed
+    assert boxes["BleedBox"][:2] == [round(slug, 2), round(slug, 2)]
+    assert boxes["TrimBox"][:2] == [round(slug + bleed, 2), round(slug + bleed, 2)]
+    assert boxes["MediaBox"][2] == round(cut[0] + 2 * bleed + 2 * slug, 2)
+
+
+def test_tts_sheets_and_saved_object(packs: Path, tmp_path: Path, pool: Workers) -> None:
+    folder = _export(packs, tmp_path / "out", "tts", pool=pool)
+    save = json.loads((folder / "saved-object.json").read_text(encoding="utf-8"))
+    [deck] = save["ObjectStates"]
+    assert deck["Name"] == "DeckCustom" and deck["Nickname"] == "法术"
+    entry = deck["CustomDeck"]["1"]
+    assert (entry["NumWidth"], entry["NumHeight"], entry["UniqueBack"], entry["BackIsHidden"]) \
+        == (3, 2, True, True)  # 3 distinct fronts, the last slot free; each back its own
+    assert entry["FaceURL"] == (folder.resolve() / "spells-1.png").as_uri()
+    assert entry["BackURL"] == (folder.resolve() / "spells-1-backs.png").as_uri()
+    assert deck["DeckIDs"] == [100, 101, 102, 102]  # the two copies of S3 share a CardID
+    cards = deck["ContainedObjects"]
+    assert [(card["Nickname"], card["CardID"]) for card in cards] == [
+        ("火球术", 100), ("治疗术", 101), ("冰冻术", 102), ("冰冻术", 102)]
+    assert cards[0]["Description"] == "cost: 3\n效果: 造成 3 点伤害。<b>不是标记</b>"
+    assert cards[0]["CustomDeck"] == {"1": entry}
+    sheet = Image.open(folder / "spells-1.png").convert("RGB")
+    backs = Image.open(folder / "spells-1-backs.png").convert("RGB")
+    assert sheet.size == backs.size and sheet.width <= 4096 and sheet.height <= 4096
+    cell = (sheet.width // 3, sheet.height // 2)
+    assert sheet.size == (cell[0] * 3, cell[1] * 2)
+    images = _export(packs, tmp_path / "images", pool=pool, dpi=300)
+    edge = round(BLEED / 25.4 * 300)
+    for card in cards:
+        slot = card["CardID"] % 100
+        box = ((slot % 3) * cell[0], (slot // 3) * cell[1])
+        shown = sheet.crop((*box, box[0] + cell[0], box[1] + cell[1]))
+        number = ["S1", "S2", "S3"].index(next(
+            row["card"] for row in _rows(images) if row["name"] == card["Nickname"])) + 1
+        own = Image.open(next(images.glob(f"spells/00{number}-*-front.png"))).convert("RGB")
+        cut = own.crop((edge, edge, own.width - edge, own.height - edge)).resize(cell)
+        assert _difference(shown, cut) < 6, card["Nickname"]
+    assert backs.getpixel((cell[0] // 2, 10)) == (255, 0, 0)  # S1's red back in slot 0
+    assert backs.getpixel((cell[0] * 2 + cell[0] // 2, 10)) == (0, 0, 255)  # S3's blue
+
+
+def test_preflight_names_the_card_whose_bleed_is_white_and_strict_stops(
+        packs: Path, tmp_path: Path, pool: Workers) -> None:
+    pack = packs / "mini"
+    (pack / "style.css").write_text(".bleed-area { inset: 3mm; }\n", encoding="utf-8")
+    edit(pack / "game.yaml", "players: 1-2人\n", "players: 1-2人\nstylesheet: style.css\n")
+    messages: list[str] = []
+    folder = _export(packs, tmp_path / "out", pool=pool, messages=messages, dpi=100)
+    report = json.loads((folder / "preflight.json").read_text(encoding="utf-8"))
+    cards = pack / "spells.yaml"
+    assert (
+        f"{cards}:1: warning: W085: preflight: spells/S1 back (spells/back-red.png): no "
+        "bleed on the top, bottom, left, right edges (the design stops at the cut line)"
+    ) in report["findings"]
+    assert len(report["findings"]) == 3  # the fronts are white up to the cut line: no finding
+    assert "mini: preflight: bleed on every edge: 3 of 6" in messages
+    with pytest.raises(PackError) as caught:
+        _export(packs, tmp_path / "strict", pool=pool, dpi=100, strict=True)
+    assert [f.code for f in caught.value.findings] == ["W085"] * 3
+    assert not (tmp_path / "strict" / "mini-export").exists()

@@ -14,10 +14,10 @@ from ..errors import Finding, display_path
 from ..faces import Faces, face_documents
 from ..fonts import FontRegistry
 from ..geometry import Geometry
-from ..load import Deck, Game
+from ..load import CardBase, Deck, Game
 from ..manifest import Entry
 from ..parts import LaidOut, Part
-from ..render import Renderer
+from ..render import Face, Renderer
 
 
 @dataclass
@@ -118,3 +118,53 @@ class OutputKind:
         """A manifest entry for one of this kind's PDFs; the kind is named by its file."""
         kind = file.removesuffix(".pdf").removesuffix(f"-{self.job.paper}")
         return Entry(file, kind, self.job.paper, pages, decks or {})
+
+
+@dataclass(frozen=True)
+class ExportSettings:
+    """What `pnp export` was asked for: the profile, the dpi and image format, the print-shop
+    file's page order, crop marks and colour, and how strict the preflight is."""
+
+    profile: str = "generic"
+    dpi: float = 300
+    image_format: str = "png"
+    backs_last: bool = False
+    marks: bool = False
+    cmyk: bool = False
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of one card as an export shows it: its deck, its number in the deck, the card,
+    front or back, the face drawn, and where the card is written (path, line)."""
+
+    deck: Deck
+    number: int
+    card: CardBase
+    side: str
+    face: Face
+    where: tuple[str, int]
+
+
+class ExportKind(OutputKind):
+    """An output `pnp export` makes and a build never does, written whole into the game's
+    `<game>-export/<name>/` folder; it inspects what it writes for the preflight report."""
+
+    def __init__(self, job: Job, settings: ExportSettings = ExportSettings()) -> None:
+        super().__init__(job)
+        self.settings = settings
+
+    def sides(self) -> list[Side]:
+        """Every card's front, then its back, deck by deck; a double-sided card's back is its
+        own face again, and a single-sided card has none."""
+        renderer, found = self.job.renderer, []
+        for deck in self.job.decks:
+            for number, (card, line) in enumerate(deck.located(), start=1):
+                front = renderer.face(deck, card, line)
+                back = renderer.back(deck, card, front)
+                where = (display_path(deck.path), line)
+                found.append(Side(deck, number, card, "front", front, where))
+                if back is not None:
+                    found.append(Side(deck, number, card, "back", back, where))
+        return found

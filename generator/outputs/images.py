@@ -1,0 +1,256 @@
+"""Per-card images (`pnp export --to images`): every distinct face and back an image at its
+profile's pixel size, with bleed on every edge, listed with its card's name and copies.
+
+The faces are those every output draws from (faces.py); each is rendered off the top of its
+page in its faces part, so nothing is laid out a second time. A rendered image is kept in the
+build cache under a key of the face's HTML, the files its part read and the pixel size, so a
+second export after one card's edit renders only that card's images again.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .. import TEMPLATES_DIR
+from ..cache import write_atomic
+from ..errors import Finding, display_path
+from ..execute import MIN_DPI
+from ..geometry import Box
+from ..load import Deck, line_of
+from ..parts import LaidOut, Part, code_digest
+from ..preflight import Inspection, missing_bleed
+from ..raster import Inside, draw, encode, inspect
+from ..render import Face
+from .base import Document, ExportKind, ExportSettings, File, Job, Side
+
+MM_PER_INCH = 25.4
+MAX_DPI = 1200
+MAX_PIXELS = 60_000_000  # one image, ~240 MB as drawn (a 500 x 400 mm board at 300 dpi: 28)
+Pixels = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How large one card side is drawn: at `dpi` with `bleed` mm on every edge, or at the
+    exact pixel `sizes` of the card sizes it lists (then no other size)."""
+
+    name: str
+    dpi: float | None = None
+    bleed: float | None = None
+    sizes: dict[str, Pixels] | None = None
+
+    def pixels(self, size_name: str, cut: Box, bleed: float, dpi: float) -> Pixels | None:
+        """The pixel size of a card side of `cut` mm, None when the profile refuses it."""
+        if self.sizes is not None:
+            return self.sizes.get(size_name)
+        dpi, edge = self.dpi or dpi, bleed if self.bleed is None else self.bleed
+        return (round((cut.width + 2 * edge) / MM_PER_INCH * dpi),
+                round((cut.height + 2 * edge) / MM_PER_INCH * dpi))
+
+
+def load_profiles(path: Path = TEMPLATES_DIR / "export.yaml") -> dict[str, Profile]:
+    """The export profiles, by name."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))["profiles"]
+    return {name: Profile(name, spec.get("dpi"), spec.get("bleed"),
+                          {size: (int(w), int(h)) for size, (w, h) in spec["sizes"].items()}
+                          if "sizes" in spec else None)
+            for name, spec in data.items()}
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One row of images.csv: a file, and the card side it shows."""
+
+    file: str
+    deck: str
+    card: str
+    name: str
+    side: str
+    copies: int
+    width: int
+    height: int
+
+
+class ImagesExport(ExportKind):
+    """Every card's front and back as PNG or JPEG files, with images.csv and images.json."""
+
+    name = "images"
+
+    def __init__(self, job: Job, settings: ExportSettings = ExportSettings()) -> None:
+        super().__init__(job, settings)
+        self.laid: Callable[[Part], LaidOut] | None = None
+        self.inspected: list[Inspection] = []
+        self.cache_folder: Path | None = None  # where rendered images are kept between exports
+        self.rendered = 0  # images drawn in this export, not taken from the cache
+        self._kept: set[str] = set()
+
+    def check(self) -> list[Finding]:
+        """A deck whose card size the profile has no pixel size for, or whose images would be
+        larger than an export draws, at its `size:` line."""
+        job, settings = self.job, self.settings
+        profile = load_profiles()[settings.profile]
+        where = display_path(job.game.root / "game.yaml")
+        found = []
+        for index, deck in enumerate(job.game.decks):
+            line = line_of(job.game.spec_data, ("decks", index, "size"))
+            pixels = self.pixels(deck)
+            if pixels is None:
+                found.append(Finding(where, line, f"deck '{deck.spec.id}': the {profile.name} "
+                                     f"profile has no size '{deck.spec.size}' (it has: "
+                                     f"{', '.join(sorted(profile.sizes or {}))})", "E084"))
+            elif pixels[0] * pixels[1] > MAX_PIXELS:
+                found.append(Finding(where, line, f"deck '{deck.spec.id}': its images would be "
+                                     f"{pixels[0]} x {pixels[1]} px, past the "
+                                     f"{MAX_PIXELS // 1_000_000} million an export draws (a "
+                                     "lower --dpi)", "E084"))
+        return found
+
+    def pixels(self, deck: Deck) -> Pixels | None:
+        """The pixel size of one side of a deck's cards in the chosen profile."""
+        geometry, settings = self.job.geometry, self.settings
+        size = geometry.sizes.get(deck.spec.size)
+        if size is None:
+            return None
+        return load_profiles()[settings.profile].pixels(deck.spec.size, size, geometry.bleed,
+                                                        settings.dpi)
+
+    def plan(self) -> list[Document]:
+        """Nothing of its own to lay out: the faces parts, drawn from when finished."""
+        faces = self.job.faces
+        return [Document(self.name, [], faces,
+                         faces.parts_of([deck.spec.id for deck in self.job.decks]), duplex=None)]
+
+    def revise(self, document: Document, laid: Callable[[Part], LaidOut]) -> Document:
+        """Keep the way to the laid-out faces parts, which the images are rendered from."""
+        self.laid = laid
+        return document
+
+    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+        """Each distinct face an image file, each card side a row of the lists."""
+        files: dict[str, bytes] = {}
+        rows: list[Listed] = []
+        named: dict[Face, str] = {}
+        for side in self.sides():
+            pixels = self.pixels(side.deck)
+            assert pixels is not None  # refused by check() otherwise
+            if side.face not in named:
+                named[side.face] = _file_name(side, self.settings.image_format)
+                data = self.image(side.face, pixels, bleed=True)
+                files[named[side.face]] = data
+                self.inspect(side, named[side.face], data, pixels)
+            rows.append(Listed(named[side.face], side.deck.spec.id, side.card.id,
+                               side.card.name, side.side, side.card.qty, *pixels))
+        listed = [asdict(row) for row in rows]
+        return [*(File(name, data) for name, data in files.items()),
+                File("images.csv", _csv(listed)),
+                File("images.json", (json.dumps({"images": listed}, ensure_ascii=False,
+                                                indent=2) + "\n").encode())]
+
+    def _dpi(self) -> float:
+        """The dpi the images print at, as their files say."""
+        return float(load_profiles()[self.settings.profile].dpi or self.settings.dpi)
+
+    def face_page(self, face: Face) -> tuple[bytes, int, Box, LaidOut]:
+        """Where a face is laid out: its faces part's PDF, its page there, its size with the
+        bleed, and the part laid out."""
+        from ..faces import face_anchor
+
+        assert self.laid is not None, "revise() gives the laid-out parts first"
+        faces = self.job.faces
+        key = faces.keys[face]
+        where = faces.pages[key]
+        laid = self.laid(where.part)
+        return laid.pdf, laid.anchors[face_anchor(key)], where.size, laid
+
+    def picture(self, face: Face, pixels: Pixels, bleed: bool) -> Any:
+        """A face drawn at exactly `pixels`, with its bleed or cut at the card's edge, from the
+        cache when drawn before from the same face and files."""
+        from PIL import Image
+
+        data = self._cached(face, pixels, bleed, "png")
+        return Image.open(io.BytesIO(data)).convert("RGB")
+
+    def image(self, face: Face, pixels: Pixels, bleed: bool) -> bytes:
+        """A face's image file in the chosen format, from the cache when drawn before."""
+        return self._cached(face, pixels, bleed, self.settings.image_format)
+
+    def _cached(self, face: Face, pixels: Pixels, bleed: bool, image_format: str) -> bytes:
+        """A face's image, drawn once for the same face, files, size and format."""
+        pdf, page, size, laid = self.face_page(face)
+        edge = self.job.geometry.bleed
+        box = (0.0, 0.0, size.width, size.height) if bleed else \
+            (edge, edge, size.width - 2 * edge, size.height - 2 * edge)
+        key = hashlib.sha256(json.dumps([code_digest(), str(face.html), laid.files, pixels, box,
+                                         image_format, self._dpi()]).encode()).hexdigest()
+        name = f"{key}.{image_format}"
+        self._kept.add(name)
+        if self.cache_folder is not None and (self.cache_folder / name).is_file():
+            return (self.cache_folder / name).read_bytes()
+        data = encode(draw(pdf, page, box, pixels), image_format, self._dpi())
+        self.rendered += 1
+        if self.cache_folder is not None:
+            write_atomic(self.cache_folder / name, data)
+        return data
+
+    def keep_only(self) -> None:
+        """Drop the cached images this export did not use."""
+        if self.cache_folder is None or not self.cache_folder.is_dir():
+            return
+        for path in self.cache_folder.iterdir():
+            if path.name not in self._kept:
+                path.unlink(missing_ok=True)
+
+    def inspect(self, side: Side, file: str, data: bytes, expected: Pixels,
+                colour: str | None = None) -> None:
+        """Preflight one image: its pixel size and colour, its bleed, and the text, fonts and
+        images of the face it shows."""
+        from PIL import Image
+
+        picture = Image.open(io.BytesIO(data))
+        pixels = picture.size
+        bleed_px = round(self.job.geometry.bleed * pixels[0] / self.face_page(side.face)[2].width)
+        self.inspected.append(self.inspection(side, file, pixels, expected,
+                                              colour or picture.mode,
+                                              missing_bleed(picture.convert("RGB"), bleed_px)))
+
+    def inspection(self, side: Side, file: str, pixels: Pixels | None, expected: Pixels | None,
+                   colour: str, missing: list[str]) -> Inspection:
+        """What the preflight records of one file showing a card side."""
+        inside = self.inside(side.face)
+        return Inspection(file, side.deck.spec.id, side.card.id, side.side,
+                          f"{side.where[0]}:{side.where[1]}", pixels, expected, missing,
+                          inside.smallest_text, list(inside.unembedded), list(inside.image_dpi),
+                          colour, MIN_DPI, self.job.game.spec.readability.min_stamp)
+
+    def inside(self, face: Face) -> Inside:
+        """The text sizes, fonts and images of a face as laid out."""
+        pdf, page, size, _ = self.face_page(face)
+        return inspect(pdf, page, (size.width, size.height))
+
+
+def _file_name(side: Side, image_format: str) -> str:
+    """`<deck>/<nnn>-<card-id>-front.png`; a back the deck's cards share is one file,
+    `<deck>/back-<back-id>.png`."""
+    deck = side.deck.spec.id
+    if side.face.source.startswith("back:"):
+        return f"{deck}/back-{side.face.source.removeprefix('back:')}.{image_format}"
+    return f"{deck}/{side.number:03d}-{side.card.id}-{side.side}.{image_format}"
+
+
+def _csv(rows: list[dict[str, Any]]) -> bytes:
+    """Rows as CSV, a header of their keys."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["file"],
+                            lineterminator="\r\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().encode()

@@ -1,0 +1,127 @@
+"""Print-shop files (`pnp export --to printshop`): a PDF a deck, one card side a page at its cut
+size plus bleed, TrimBox and BleedBox set, fronts and backs alternating (or every front, then
+every back), each copy a page; crop marks in a slug round the bleed only when asked for.
+
+With `--cmyk` the file is converted by Ghostscript (ghostscript.py), which says what standard
+the result meets; otherwise it stays RGB, as WeasyPrint draws it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from markupsafe import Markup
+
+from ..assemble import MM, SIMPLEX, print_boxes
+from ..errors import Finding, display_path
+from ..geometry import Box
+from ..load import Deck
+from ..parts import Part
+from ..preflight import missing_bleed
+from ..raster import inspect
+from .base import Document, File, Side
+from .images import ImagesExport
+
+PREVIEW_DPI = 100  # the bleed of each page is checked on a drawing this sharp
+MARK_GAP = 1.0  # mm between a crop mark and the bleed
+
+
+class PrintshopExport(ImagesExport):
+    """A print shop's PDF of each deck, one card side a page."""
+
+    name = "printshop"
+
+    def check(self) -> list[Finding]:
+        """Nothing a profile could refuse: a page is any card's size."""
+        return []
+
+    def plan(self) -> list[Document]:
+        """One document a deck, its pages in print order, drawn from the faces parts."""
+        job = self.job
+        faces = job.faces
+        context = job.renderer.page_context(job.fonts)
+        self.order: dict[str, list[Side]] = {}
+        documents = []
+        for deck in job.decks:
+            pages = self._pages(deck)
+            if not pages:
+                continue
+            file = f"{deck.spec.id}.pdf"
+            self.order[file] = pages
+            card = self._card(deck)
+            room = self._room()
+            page = Box(card.width + 2 * room, card.height + 2 * room)
+            html = job.renderer.render("printshop.html.j2", {
+                **context, "page": page, "card": card, "slug": room,
+                "keys": [faces.keys[side.face] for side in pages],
+                "marks": self._marks(page, room) if self.settings.marks else Markup(""),
+                "title": f"{job.game.spec.title} {job.game.spec.version} — {deck.spec.name}"})
+            documents.append(Document(file, [Part(html, display_path(deck.path))], faces,
+                                      faces.parts_of([deck.spec.id]), duplex=SIMPLEX))
+        return documents
+
+    def _pages(self, deck: Deck) -> list[Side]:
+        """A deck's card sides in print order: each copy's front then its back, or with
+        `backs_last` every front, then every back in the same order."""
+        sides = [side for side in self.sides() if side.deck is deck]
+        fronts = [side for side in sides if side.side == "front" for _ in range(side.card.qty)]
+        backs = {side.card.id: side for side in sides if side.side == "back"}
+        if self.settings.backs_last:
+            return fronts + [backs[side.card.id] for side in fronts if side.card.id in backs]
+        return [shown for side in fronts
+                for shown in ([side, backs[side.card.id]] if side.card.id in backs else [side])]
+
+    def _card(self, deck: Deck) -> Box:
+        """A deck's card with its bleed, mm."""
+        size, bleed = self.job.geometry.sizes[deck.spec.size], self.job.geometry.bleed
+        return Box(size.width + 2 * bleed, size.height + 2 * bleed)
+
+    def _room(self) -> float:
+        """The slug round the bleed, mm: room for crop marks when asked for, else none."""
+        return self.job.geometry.mark_length + MARK_GAP if self.settings.marks else 0.0
+
+    def _marks(self, page: Box, room: float) -> Markup:
+        """Crop marks at the cut lines, in the slug, stopping short of the bleed."""
+        geometry = self.job.geometry
+        cut = room + geometry.bleed
+        xs, ys = (cut, page.width - cut), (cut, page.height - cut)
+        reach = room - MARK_GAP
+        lines = [(x, y0, x, y0 + reach) for x in xs for y0 in (0.0, page.height - reach)]
+        lines += [(x0, y, x0 + reach, y) for y in ys for x0 in (0.0, page.width - reach)]
+        drawn = "".join(f'<line x1="{x1:.3f}" y1="{y1:.3f}" x2="{x2:.3f}" y2="{y2:.3f}"/>'
+                        for x1, y1, x2, y2 in lines)
+        return Markup(f'<svg class="marks" xmlns="http://www.w3.org/2000/svg" '
+                      f'width="{page.width}mm" height="{page.height}mm" '
+                      f'viewBox="0 0 {page.width} {page.height}" fill="none" '
+                      f'style="position: absolute; left: 0; top: 0">'
+                      f'<g stroke="{geometry.mark_color}" stroke-width="{geometry.mark_width}">'
+                      f'{drawn}</g></svg>')
+
+    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+        """The deck's PDF with its boxes set (converted to CMYK when asked), each distinct
+        side preflighted once."""
+        room = self._room() * MM
+        boxed = print_boxes(pdf, room, room + self.job.geometry.bleed * MM)
+        colour = "RGB"
+        if self.settings.cmyk:
+            from ..ghostscript import to_cmyk
+
+            converted = to_cmyk(boxed, self.job.game.spec.title)
+            boxed, colour = converted.pdf, "CMYK"
+        seen: set[int] = set()
+        for number, side in enumerate(self.order[document.file]):
+            if id(side.face) in seen:
+                continue
+            seen.add(id(side.face))
+            card = self._card(side.deck)
+            preview = (round(card.width / 25.4 * PREVIEW_DPI),
+                       round(card.height / 25.4 * PREVIEW_DPI))
+            missing = missing_bleed(self.picture(side.face, preview, bleed=True),
+                                    round(self.job.geometry.bleed / 25.4 * PREVIEW_DPI))
+            seen_here = self.inspection(side, f"{document.file} p. {number + 1}", None, None,
+                                        colour, missing)
+            page_box = (card.width + 2 * self._room(), card.height + 2 * self._room())
+            unembedded = sorted(set(seen_here.unembedded) |
+                                set(inspect(boxed, number, page_box).unembedded))
+            self.inspected.append(replace(seen_here, unembedded=unembedded))
+        return [File(document.file, boxed)]
