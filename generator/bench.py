@@ -2,9 +2,9 @@
 
 Times both test tiers (`make test-fast` and `make test`), then runs each measurement in a
 fresh Python process, so imports and caches count as they do for a designer: a cold build
-stage by stage, a build with nothing changed, a build after a
-one-card edit (in a fresh process and in `pnp watch`), and a synthetic pack of 10x and of
-2,000 cards for scaling and peak memory.
+stage by stage, a build with nothing changed, a build after a one-card edit (in a fresh process
+and in `pnp watch`), exports from that build, and a synthetic pack of 10x and of 2,000 cards
+for scaling and peak memory.
 """
 
 from __future__ import annotations
@@ -70,6 +70,33 @@ def _timed_build(game: str, cards: Path, out: Path, *extra: str) -> tuple[float,
     run = _python("-m", "generator.cli", "--cards", str(cards), "build", game, "--out", str(out),
                   *extra)
     return time.perf_counter() - began, _summary(run.stderr.splitlines())
+
+
+def _timed_export(game: str, cards: Path, out: Path, *extra: str) -> tuple[float, str]:
+    """Wall time of a `pnp export` in a fresh process, and how many images it drew."""
+    began = time.perf_counter()
+    run = _python("-m", "generator.cli", "--cards", str(cards), "export", game, "--out",
+                  str(out), *extra)
+    said = run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "?"
+    return time.perf_counter() - began, said[said.rfind("(") + 1:].rstrip(")")
+
+
+def _exports(game: str, cards: Path, out: Path, deck: Path) -> None:
+    """Print how long exports take from a current build: images, again with nothing changed,
+    after one card's edit, and Tabletop Simulator."""
+    first, said = _timed_export(game, cards, out, "--to", "images")
+    print(f"\nexports from a current build:\n  images at 300 dpi: {first:.2f} s ({said})")
+    again, said = _timed_export(game, cards, out, "--to", "images")
+    print(f"  images again, nothing changed: {again:.2f} s ({said})")
+    source = deck.read_text(encoding="utf-8")
+    old = source[source.index("name: "):source.index("\n", source.index("name: "))]
+    deck.write_text(source.replace(old, old + "X", 1), encoding="utf-8")
+    edited, said = _timed_export(game, cards, out, "--to", "images")
+    print(f"  images after one card's name is edited: {edited:.2f} s ({said})")
+    tts, said = _timed_export(game, cards, out, "--to", "tts")
+    print(f"  Tabletop Simulator: {tts:.2f} s ({said})")
+    shop, said = _timed_export(game, cards, out, "--to", "printshop")
+    print(f"  print-shop PDFs: {shop:.2f} s ({said})")
 
 
 def _summary(lines: list[str]) -> str:
@@ -259,6 +286,7 @@ def main() -> None:
         for seconds, said in timings:
             print(f"    {seconds:.2f} s ({said})")
         print(f"    median {statistics.median(seconds for seconds, _ in timings):.2f} s")
+        _exports(DEFAULT_GAME, cards, out, deck)
         sizes = {copies: _sampled_build(_synthetic(cards, copies), cards, out)
                  for copies in (200, 2000)}
         small, large = sizes[200][0], sizes[2000][0]

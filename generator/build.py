@@ -131,8 +131,9 @@ def run(planned: list[tuple[OutputKind, Document]], executor: Executor,
         result = executor.assemble(document)
         done[index] = (document, result)
         if result.parts:  # a document of no parts is drawn by its kind when finished
-            progress(f"{name}: {result.file}: {result.pages} pages, {result.laid_out} of "
-                     f"{result.parts} parts laid out ({result.seconds:.1f} s)")
+            pages = f"{result.pages} pages, " if document.parts else "faces: "
+            progress(f"{name}: {result.file}: {pages}{result.laid_out} of {result.parts} parts "
+                     f"laid out ({result.seconds:.1f} s)")
 
     later = []
     for index, (kind, document) in enumerate(planned):

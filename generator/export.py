@@ -75,9 +75,10 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     files.append(File(REPORT, preflight.report(name, to, settings.profile, kind.inspected)))
     _write_whole(folder, files)
     kind.keep_only()
-    progress(f"{name}: wrote {len(files) - 1} files ({to}, {settings.profile}) to {folder} in "
-             f"{time.perf_counter() - started:.1f} s ({kind.rendered} images drawn, the rest "
-             "from the cache)")
+    what = f"{to}, {settings.profile}" if to == "images" else to
+    progress(f"{name}: wrote {len(files) - 1} files ({what}) to {folder} in "
+             f"{time.perf_counter() - started:.1f} s ({kind.rendered} image"
+             f"{'' if kind.rendered == 1 else 's'} drawn, the rest from the cache)")
     return folder
 
 

@@ -31,7 +31,7 @@ class Inspection:
     source: str  # where the card is written, path:line
     pixels: tuple[int, int] | None
     expected: tuple[int, int] | None
-    bleed_missing: list[str]
+    bleed_missing: list[str] | None  # None where the export has no bleed (TTS)
     smallest_text: float | None
     unembedded: list[str]
     image_dpi: list[float]
@@ -104,9 +104,11 @@ def summary(inspections: list[Inspection]) -> list[str]:
     count = len(inspections)
     texts = [(seen.smallest_text, seen) for seen in inspections if seen.smallest_text]
     dpis = [dpi for seen in inspections for dpi in seen.image_dpi]
+    bled = [seen for seen in inspections if seen.bleed_missing is not None]
     lines = [
         f"{count} card sides checked",
-        f"bleed on every edge: {_passing(inspections, lambda s: not s.bleed_missing)}",
+        "bleed on every edge: " + (_passing(bled, lambda s: not s.bleed_missing) if bled else
+                                   "not asked (drawn at the cut size)"),
         f"fonts embedded: {_passing(inspections, lambda s: not s.unembedded)}",
         "raster images: " + (f"{len(dpis)}, the lowest at {min(dpis):g} dpi" if dpis else
                              "none (every face is drawn as vectors)"),

@@ -126,7 +126,7 @@ def test_two_exports_are_byte_identical_and_an_edit_draws_only_its_card(
     edit(packs / "mini" / "spells.yaml", "name: 治疗术", "name: 大治疗术")
     messages: list[str] = []
     folder = _export(packs, tmp_path / "out", messages=messages, dpi=60)
-    assert "(1 images drawn, the rest from the cache)" in messages[-1]
+    assert "(1 image drawn, the rest from the cache)" in messages[-1]
     assert _rows(folder)[2]["name"] == "大治疗术"
 
 
@@ -266,3 +266,20 @@ def test_preflight_names_the_card_whose_bleed_is_white_and_strict_stops(
         _export(packs, tmp_path / "strict", pool=pool, dpi=100, strict=True)
     assert [f.code for f in caught.value.findings] == ["W085"] * 3
     assert not (tmp_path / "strict" / "mini-export").exists()
+
+
+def test_a_deck_past_one_sheet_spans_several_custom_decks(packs: Path, tmp_path: Path,
+                                                          pool: Workers, monkeypatch) -> None:
+    import generator.outputs.tts as tts
+
+    monkeypatch.setattr(tts, "SLOTS", 2)  # as if a sheet held two cards, not 69
+    folder = _export(packs, tmp_path / "out", "tts", pool=pool)
+    [deck] = json.loads((folder / "saved-object.json").read_text(encoding="utf-8"))[
+        "ObjectStates"]
+    assert sorted(deck["CustomDeck"]) == ["1", "2"]
+    assert deck["DeckIDs"] == [100, 101, 200, 200]
+    assert [card["CustomDeck"] == {str(card["CardID"] // 100): deck["CustomDeck"][
+        str(card["CardID"] // 100)]} for card in deck["ContainedObjects"]] == [True] * 4
+    assert (deck["CustomDeck"]["2"]["NumWidth"], deck["CustomDeck"]["2"]["NumHeight"]) == (2, 2)
+    assert sorted(path.name for path in folder.glob("*.png")) == [
+        "spells-1-backs.png", "spells-1.png", "spells-2-backs.png", "spells-2.png"]

@@ -223,7 +223,7 @@ class ImagesExport(ExportKind):
                                               missing_bleed(picture.convert("RGB"), bleed_px)))
 
     def inspection(self, side: Side, file: str, pixels: Pixels | None, expected: Pixels | None,
-                   colour: str, missing: list[str]) -> Inspection:
+                   colour: str, missing: list[str] | None) -> Inspection:
         """What the preflight records of one file showing a card side."""
         inside = self.inside(side.face)
         return Inspection(file, side.deck.spec.id, side.card.id, side.side,

@@ -123,7 +123,7 @@ class TtsExport(ImagesExport):
             for slot, face in enumerate(sheet.fronts):
                 self.inspected.append(self.inspection(
                     first[id(face)], f"{face_file} slot {slot}", sheet.cell, sheet.cell, "RGB",
-                    []))
+                    None))
         scale = self.job.geometry.sizes[deck.spec.size].width / POKER_WIDTH
         cards = []
         for side in sides:
@@ -173,6 +173,8 @@ class TtsExport(ImagesExport):
                 named[id(side.face)] = f"{deck.spec.id}/{side.number:03d}-{side.card.id}-" \
                                        f"{side.side}.png"
                 files[named[id(side.face)]] = self.image(side.face, pixels, bleed=False)
+                self.inspected.append(self.inspection(side, named[id(side.face)], pixels,
+                                                      pixels, "RGB", None))
         for side in sides:
             if side.side != "front":
                 continue
