@@ -21,7 +21,7 @@ from generator.export import export
 from generator.outputs.base import ExportSettings
 from generator.workers import Workers
 
-from .conftest import edit, page_texts
+from .conftest import edit, give_template, page_texts
 
 POKER = (63.5, 88.9)  # mm, cut
 BLEED = 3.0
@@ -283,3 +283,18 @@ def test_a_deck_past_one_sheet_spans_several_custom_decks(packs: Path, tmp_path:
     assert (deck["CustomDeck"]["2"]["NumWidth"], deck["CustomDeck"]["2"]["NumHeight"]) == (2, 2)
     assert sorted(path.name for path in folder.glob("*.png")) == [
         "spells-1-backs.png", "spells-1.png", "spells-2-backs.png", "spells-2.png"]
+
+
+def test_preflight_gives_each_raster_image_its_dpi(packs: Path, tmp_path: Path,
+                                                   pool: Workers) -> None:
+    pack = packs / "mini"
+    give_template(pack, '{% if card.art %}<img src="{{ card.art }}" '
+                        'style="width: 25.4mm; height: 25.4mm">{% endif %}')
+    edit(pack / "spells.yaml", "  cost: 2\n", "  cost: 2\n  art: art.png\n")
+    Image.new("RGB", (320, 320), (200, 30, 30)).save(pack / "art.png")  # 1 in wide: 320 dpi
+    messages: list[str] = []
+    folder = _export(packs, tmp_path / "out", pool=pool, messages=messages, dpi=60)
+    report = json.loads((folder / "preflight.json").read_text(encoding="utf-8"))
+    assert [side["image_dpi"] for side in report["sides"]] == [[], [], [320.0], [], [], []]
+    assert report["findings"] == []  # under 300 dpi the build refuses it already (E071)
+    assert "mini: preflight: raster images: 1, the lowest at 320 dpi" in messages
