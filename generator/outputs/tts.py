@@ -231,13 +231,15 @@ def _guid(*names: str | int) -> str:
 
 
 def describe(deck: Deck, card: CardBase) -> str:
-    """A card's text as plain lines, field by declared field, without markup."""
+    """A card's text as plain lines, field by declared field, without markup: each value after
+    its label, or after its key when it is not text."""
     lines = []
     for name, spec in deck.spec.fields.items():
         value = getattr(card, name, None)
         if value in (None, "", [], {}) or not spec.printed or spec.type in ("image", "bool"):
             continue
-        label = f"{spec.label or name}: "
+        named = spec.label or (None if spec.type in ("str", "text") else name)
+        label = f"{named}: " if named else ""
         if isinstance(value, list) and value and isinstance(value[0], Section):
             lines += [f"{item.label}: {item.text}" if item.label else item.text
                       for item in value]
