@@ -3,8 +3,8 @@
 Times both test tiers (`make test-fast` and `make test`), then runs each measurement in a
 fresh Python process, so imports and caches count as they do for a designer: a cold build
 stage by stage, a build with nothing changed, a build after a one-card edit (in a fresh process
-and in `pnp watch`), exports from that build, and a synthetic pack of 10x and of 2,000 cards
-for scaling and peak memory.
+and in `pnp watch`), exports from that build, `pnp changes` and `pnp reprint` after a rule's
+change, and a synthetic pack of 10x and of 2,000 cards for scaling and peak memory.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -97,6 +98,30 @@ def _exports(game: str, cards: Path, out: Path, deck: Path) -> None:
     print(f"  Tabletop Simulator: {tts:.2f} s ({said})")
     shop, said = _timed_export(game, cards, out, "--to", "printshop")
     print(f"  print-shop PDFs: {shop:.2f} s ({said})")
+
+
+def _reprints(game: str, cards: Path, out: Path) -> None:
+    """Print how long `pnp changes` and `pnp reprint` take after one rule value is changed,
+    from a current build, with an edition recorded before the change."""
+    _python("-m", "generator.cli", "--cards", str(cards), "release", game, "bench")
+    rules = cards / game / "rules.yaml"
+    text = rules.read_text(encoding="utf-8")
+    found = re.search(r"^( +[A-Za-z_]\w*: )(\d+)\b", text, re.MULTILINE)
+    assert found, f"{rules} has no number to change"
+    rules.write_text(text[:found.start(2)] + str(int(found.group(2)) + 1)
+                     + text[found.end(2):], encoding="utf-8")
+    began = time.perf_counter()
+    said = _python("-m", "generator.cli", "--cards", str(cards), "changes", game, "--json")
+    seconds = time.perf_counter() - began
+    changed = len(json.loads(said.stdout)["changed"])
+    print(f"\nafter one rule value ({found.group(1).strip()} {found.group(2)} → "
+          f"{int(found.group(2)) + 1}) is changed:\n  `pnp changes`: {seconds:.2f} s "
+          f"({changed} faces print differently)")
+    began = time.perf_counter()
+    run = _python("-m", "generator.cli", "--cards", str(cards), "reprint", game, "--out",
+                  str(out))
+    print(f"  `pnp reprint`: {time.perf_counter() - began:.2f} s "
+          f"({run.stderr.strip().splitlines()[-1].rsplit('(', 1)[-1].rstrip(')')})")
 
 
 def _summary(lines: list[str]) -> str:
@@ -287,6 +312,7 @@ def main() -> None:
             print(f"    {seconds:.2f} s ({said})")
         print(f"    median {statistics.median(seconds for seconds, _ in timings):.2f} s")
         _exports(DEFAULT_GAME, cards, out, deck)
+        _reprints(DEFAULT_GAME, cards, out)
         sizes = {copies: _sampled_build(_synthetic(cards, copies), cards, out)
                  for copies in (200, 2000)}
         small, large = sizes[200][0], sizes[2000][0]

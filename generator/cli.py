@@ -199,6 +199,50 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_release(args: argparse.Namespace) -> int:
+    """Record what the game prints now as an edition in its pack."""
+    from .reprint import release
+
+    name, cards, _ = _places(argparse.Namespace(**{**vars(args), "games": [args.game]}))[0]
+    path = release(name, args.name, cards)
+    _progress(f"{name}: recorded edition {path.stem} in {path}")
+    return EXIT_OK
+
+
+def cmd_editions(args: argparse.Namespace) -> int:
+    """List each game's editions, oldest first."""
+    from .editions import listed
+    from .load import load_game
+
+    for name, cards, _ in _places(args):
+        for data in listed(load_game(name, cards)):
+            print(f"{name}\t{data.get('edition')}\t{data.get('version')}\t"
+                  f"{len(data.get('faces', {}))} faces")
+    return EXIT_OK
+
+
+def cmd_changes(args: argparse.Namespace) -> int:
+    """Print what prints differently since an edition or a git revision, and why."""
+    from .reprint import changes, report
+
+    for name, cards, _ in _places(args):
+        found, checked = changes(name, args.since, cards)
+        if args.json:
+            print(json.dumps(found.as_json(), ensure_ascii=False, indent=2))
+        else:
+            print(report(found, checked))
+    return EXIT_OK
+
+
+def cmd_reprint(args: argparse.Namespace) -> int:
+    """Write only the faces that print differently, with CHANGELOG.md."""
+    from .reprint import reprint
+
+    for name, cards, out in _places(args):
+        reprint(name, args.since, _options(args), cards, out, _progress)
+    return EXIT_OK
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every game pack with its title, version and card count, from game.yaml alone."""
     from .load import list_games, load_spec
@@ -358,6 +402,31 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, default=None, help="output folder (default: "
                         "build/, or a pack folder's own build/)")
     export.set_defaults(func=cmd_export)
+
+    since = {"metavar": "NAME|REV", "default": None,
+             "help": "an edition's name, or a git revision of the pack (default: the last "
+                     "edition)"}
+    releasing = sub.add_parser("release", parents=[base], help="record what the game prints "
+                               "now as an edition, in the pack's editions/ folder")
+    releasing.add_argument("game", nargs="?", metavar="GAME", help=games["help"])
+    releasing.add_argument("name", nargs="?", metavar="NAME", help="the edition's name "
+                           "(default: e1, e2, …)")
+    releasing.set_defaults(func=cmd_release, games=None, out=None)
+    listing_editions = sub.add_parser("editions", parents=[base], help="list a game's editions")
+    listing_editions.add_argument("games", **games)
+    listing_editions.set_defaults(func=cmd_editions, out=None)
+    changing = sub.add_parser("changes", parents=[common], help="what prints differently since "
+                              "an edition or a git revision, face by face, and why")
+    changing.add_argument("games", **games)
+    changing.add_argument("--since", **since)
+    changing.add_argument("--json", action="store_true", help="as JSON, for tools")
+    changing.set_defaults(func=cmd_changes)
+    reprinting = sub.add_parser("reprint", parents=[common], help="write only the faces that "
+                                "print differently (reprint-<paper>.pdf) and CHANGELOG.md into "
+                                "<out>/<game>-reprint/")
+    reprinting.add_argument("games", **games)
+    reprinting.add_argument("--since", **since)
+    reprinting.set_defaults(func=cmd_reprint)
 
     listing = sub.add_parser("list", parents=[base], help="list the game packs under cards/")
     listing.set_defaults(func=cmd_list)

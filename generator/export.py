@@ -73,7 +73,7 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     for finding in problems:
         progress(str(finding))
     files.append(File(REPORT, preflight.report(name, to, settings.profile, kind.inspected)))
-    _write_whole(folder, files)
+    write_whole(folder, files)
     kind.keep_only()
     what = f"{to}, {settings.profile}" if to == "images" else to
     progress(f"{name}: wrote {len(files) - 1} files ({what}) to {folder} in "
@@ -82,7 +82,7 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     return folder
 
 
-def _write_whole(folder: Path, files: list[File]) -> None:
+def write_whole(folder: Path, files: list[File]) -> None:
     """The files written beside `folder`, then put in its place at once."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))

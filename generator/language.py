@@ -18,7 +18,7 @@ from .schema import GameSpec
 
 LANG_DIR = TEMPLATES_DIR / "lang"
 FALLBACK = "en"  # the table behind every other, and the one a language without a table gets
-PAGE_ONLY = ("calibrate",)  # sections of a table that are not words a pack prints
+PAGE_ONLY = ("calibrate", "changelog")  # sections of a table that are not words a card prints
 
 
 def languages() -> list[str]:
@@ -60,12 +60,18 @@ def pack_words(spec: GameSpec) -> dict[str, str]:
     return words
 
 
+def section_words(language: str, section: str) -> dict[str, str]:
+    """The words of one section of the tables (`calibrate`, `changelog`) in a language,
+    English where its table has none."""
+    name = table_name(language) or FALLBACK
+    words = dict(_table(FALLBACK)[section])
+    words.update(_table(name).get(section, {}))
+    return {key: str(value) for key, value in words.items()}
+
+
 def calibration_words(language: str) -> dict[str, str]:
     """The calibration page's words in a language (English where its table has none)."""
-    name = table_name(language) or FALLBACK
-    words = dict(_table(FALLBACK)["calibrate"])
-    words.update(_table(name).get("calibrate", {}))
-    return {key: str(value) for key, value in words.items()}
+    return section_words(language, "calibrate")
 
 
 def check_words(spec: GameSpec, where: str, line: Callable[[tuple[str, ...]], int]

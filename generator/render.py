@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
 
-from . import TEMPLATES_DIR, sandbox
+from . import FONTS_DIR, TEMPLATES_DIR, sandbox
 from .colors import ink
 from .errors import Finding, PackError, display_path
 from .files import FileRefused, pack_text
@@ -75,13 +76,34 @@ def template_problem(game: Game, name: str, where: tuple[str, int],
     return None
 
 
+CARDS_READ = "@cards"  # how a face's rules read names another card it reads: @cards.deck.id
+REVISION_MARK = "\ue000revision\ue000"  # where a face's revision tag goes, until it is known
+TAG_LETTERS = 4  # a revision tag: this many base-32 letters of the face's print fingerprint
+_LINKED = re.compile(r"""(?:src|href)\s*=\s*["']([^"'#?:]+)["']|url\(\s*["']?([^"')#?:]+)""")
+
+
 @dataclass(frozen=True)
 class Face:
-    """One rendered side of a card: its HTML, its deck, and what it is (a card id or a back)."""
+    """One rendered side of a card: its HTML, its deck, what it is (a card id or a back), the
+    fingerprint of how it prints and the rules it reads."""
 
     html: Markup
     deck_id: str
     source: str = ""
+    fingerprint: str = ""
+    rules: frozenset[str] = frozenset()
+
+    @property
+    def tag(self) -> str:
+        """The short revision tag the face prints, which changes only with its fingerprint."""
+        return revision_tag(self.fingerprint)
+
+
+def revision_tag(fingerprint: str) -> str:
+    """A fingerprint's revision tag: a few base-32 letters (no 0/O or 1/I to misread)."""
+    value = int(fingerprint[:16] or "0", 16)
+    letters = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+    return "".join(letters[(value >> (5 * index)) % 32] for index in range(TAG_LETTERS))
 
 
 class Renderer:
@@ -98,6 +120,11 @@ class Renderer:
         self.lookup = {
             deck.spec.id: {card.id: card for card in deck.cards} for deck in game.decks
         }
+        self.rule_paths = sandbox.rule_paths(game.rules)  # traced as faces are rendered
+        self.rule_paths[id(self.lookup)] = CARDS_READ  # and the other cards a face reads
+        self.rule_paths.update((id(cards), f"{CARDS_READ}.{deck}")
+                               for deck, cards in self.lookup.items())
+        self._linked: dict[str, bytes] = {}  # each file a face links to: its content's hash
 
     def context(self, deck: Deck) -> dict[str, Any]:
         """What every card template sees."""
@@ -113,6 +140,7 @@ class Renderer:
             "bleed": self.geometry.bleed,
             "safe": self.geometry.safe,
             "words": self.words,
+            "revision": REVISION_MARK,
         }
 
     def page_context(self, fonts: FontRegistry) -> dict[str, Any]:
@@ -149,11 +177,12 @@ class Renderer:
         """Render the front of one card, once; `line` locates it for error messages."""
         key = (deck.spec.id, card.id, line)
         if key not in self._faces:
-            with sandbox.reading(self.env, card) as read:
+            with sandbox.reading(self.env, card) as read, \
+                    sandbox.tracing(self.env, self.rule_paths) as rules:
                 html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
                                     where=(display_path(deck.path), line))
             self.fields_read.setdefault(deck.spec.id, set()).update(read)
-            self._faces[key] = Face(html, deck.spec.id, card.id)
+            self._faces[key] = self._stamped(html, deck.spec.id, card.id, rules)
         return self._faces[key]
 
     def back(self, deck: Deck, card: CardBase, face: Face | None = None) -> Face | None:
@@ -167,10 +196,50 @@ class Renderer:
         if key not in self._backs:
             back = self.game.spec.backs[back_id]
             line = line_of(self.game.spec_data, ("backs", back_id))
-            html = self._render(f"cards/{back.template}.html.j2", deck, back=back,
-                                where=(display_path(self.game.root / "game.yaml"), line))
-            self._backs[key] = Face(html, deck.spec.id, f"back:{back_id}")
+            with sandbox.tracing(self.env, self.rule_paths) as rules:
+                html = self._render(f"cards/{back.template}.html.j2", deck, back=back,
+                                    where=(display_path(self.game.root / "game.yaml"), line))
+            self._backs[key] = self._stamped(html, deck.spec.id, f"back:{back_id}", rules)
         return self._backs[key]
+
+    def _stamped(self, html: Markup, deck_id: str, source: str, rules: set[str]) -> Face:
+        """A face with its fingerprint, and its revision tag printed where the template put
+        `revision`."""
+        digest = hashlib.sha256(self.style_digest.encode())
+        digest.update(str(html).encode())
+        for found in _LINKED.finditer(html):
+            digest.update(self._linked_digest(found.group(1) or found.group(2)))
+        fingerprint = digest.hexdigest()
+        tagged = Markup(str(html).replace(REVISION_MARK, revision_tag(fingerprint)))
+        return Face(tagged, deck_id, source, fingerprint, frozenset(rules))
+
+    def _linked_digest(self, name: str) -> bytes:
+        """The hash of a file a face links to, by its name in the pack (empty when it is not
+        there: the checks say so)."""
+        if name not in self._linked:
+            path = self.game.root / name.strip()
+            try:
+                self._linked[name] = hashlib.sha256(path.read_bytes()).digest() \
+                    if path.resolve().is_relative_to(self.game.root.resolve()) and \
+                    path.is_file() else b""
+            except (OSError, ValueError):  # a name no file can have (a NUL in it)
+                self._linked[name] = b""
+        return self._linked[name]
+
+    @cached_property
+    def style_digest(self) -> str:
+        """What every face prints with besides its HTML: the shared and the pack's stylesheet
+        and the fonts (each file's name and size; the pack's own by content)."""
+        digest = hashlib.sha256((TEMPLATES_DIR / "base.css.j2").read_bytes())
+        game = self.game.spec
+        for name in [game.stylesheet] if game.stylesheet else []:
+            digest.update(self._linked_digest(name))
+        for font in sorted(FONTS_DIR.iterdir()):
+            digest.update(f"{font.name}:{font.stat().st_size}\n".encode())
+        for own in game.font_files:
+            digest.update(self._linked_digest(own.file))
+        digest.update(repr(sorted(game.fonts.items())).encode())
+        return digest.hexdigest()
 
     def render(self, name: str, context: dict[str, Any],
                where: tuple[str, int] | None = None) -> str:

@@ -96,6 +96,35 @@ def reading(env: jinja2.Environment, obj: Any) -> Iterator[set[str]]:
         watched.pop(id(obj), None)
 
 
+WHOLE = frozenset({"items", "values", "keys", "get", "__iter__", "__len__", "__contains__"})
+
+
+def rule_paths(rules: Any, path: str = "", found: dict[int, str] | None = None
+               ) -> dict[int, str]:
+    """Every mapping and list in the rules, by id, with its dotted path."""
+    found = {} if found is None else found
+    if isinstance(rules, dict | list):
+        found[id(rules)] = path
+        items = rules.items() if isinstance(rules, dict) else enumerate(rules)
+        for key, value in items:
+            rule_paths(value, f"{path}.{key}" if path else str(key), found)
+    return found
+
+
+@contextmanager
+def tracing(env: jinja2.Environment, paths: dict[int, str]) -> Iterator[set[str]]:
+    """The dotted paths of the rules a render reads while it runs: each value it reads, and
+    each mapping or list it iterates or searches, whole. `paths` is `rule_paths(rules)`."""
+    read: set[str] = set()
+    if isinstance(env, PackSandbox):
+        env.traced = (paths, read)
+    try:
+        yield read
+    finally:
+        if isinstance(env, PackSandbox):
+            env.traced = None
+
+
 class PackSandbox(SandboxedEnvironment):
     """Jinja's sandbox, with the operators that could build a huge value checked first."""
 
@@ -105,6 +134,7 @@ class PackSandbox(SandboxedEnvironment):
         super().__init__(**options)
         self.max_output = max_output
         self.watched: dict[int, set[str]] = {}  # by id(object): the names read of it
+        self.traced: tuple[dict[int, str], set[str]] | None = None  # the rules' paths read
         for name in ("lipsum", "cycler", "joiner"):  # nothing a card needs, and a way in
             self.globals.pop(name, None)
         self.filters["center"] = self._bounded(self.filters["center"])
@@ -127,16 +157,33 @@ class PackSandbox(SandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        """`obj.attribute`, noted when `obj` is watched."""
+        """`obj.attribute`, noted when `obj` is watched or is part of the rules traced."""
         if id(obj) in self.watched:
             self.watched[id(obj)].add(attribute)
-        return super().getattr(obj, attribute)
+        value = super().getattr(obj, attribute)
+        if self.traced is not None and id(obj) in self.traced[0]:
+            self._trace(obj, attribute, value)
+        return value
 
     def getitem(self, obj: Any, argument: Any) -> Any:
-        """`obj[argument]`, noted when `obj` is watched and `argument` is a name."""
+        """`obj[argument]`, noted when `obj` is watched and `argument` is a name, or when
+        `obj` is part of the rules traced."""
         if id(obj) in self.watched and isinstance(argument, str):
             self.watched[id(obj)].add(argument)
-        return super().getitem(obj, argument)
+        value = super().getitem(obj, argument)
+        if self.traced is not None and id(obj) in self.traced[0]:
+            self._trace(obj, argument, value)
+        return value
+
+    def _trace(self, obj: Any, name: Any, value: Any) -> None:
+        """Note the rules path read: a value's own, or its mapping's or list's whole when it is
+        iterated or searched; a mapping reached on the way is noted by what is read of it."""
+        paths, read = self.traced or ({}, set())
+        base = paths[id(obj)]
+        if isinstance(name, str) and name in WHOLE and callable(value):
+            read.add(base)
+        elif not isinstance(value, dict):
+            read.add(f"{base}.{name}" if base else str(name))
 
     def call(__self, __context: jinja2.runtime.Context, __obj: Any,  # noqa: N805
              *args: Any, **kwargs: Any) -> Any:

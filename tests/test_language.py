@@ -207,9 +207,11 @@ def test_every_table_gives_every_word(language: str) -> None:
     mine = yaml.safe_load((LANG_DIR / f"{language}.yaml").read_text(encoding="utf-8"))
     english = yaml.safe_load((LANG_DIR / f"{FALLBACK}.yaml").read_text(encoding="utf-8"))
     assert mine.keys() == english.keys()
-    assert mine["calibrate"].keys() == english["calibrate"].keys()
-    page = mine.pop("calibrate")
-    assert all(isinstance(value, str) for value in [*mine.values(), *page.values()])
+    pages = [mine.pop(section) for section in ("calibrate", "changelog")]
+    assert [page.keys() for page in pages] == [english[section].keys()
+                                               for section in ("calibrate", "changelog")]
+    assert all(isinstance(value, str) for value in [*mine.values(), *pages[0].values(),
+                                                    *pages[1].values()])
 
 
 def test_a_language_tag_finds_its_table() -> None:

@@ -1,0 +1,182 @@
+"""The designer's loop after a balance change: `pnp changes` says what prints differently since
+an edition (or a git revision) and why, `pnp reprint` writes only those faces, each with its
+back and at its real count of copies, on sheets like a build's, with CHANGELOG.md beside them,
+and `pnp release` records the new edition in the pack."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import subprocess
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import BUILD_DIR, CARDS_DIR, changelog, editions
+from .build import Checked, check, run, sites
+from .build import plan as plan_kinds
+from .cache import BuildOptions, PartCache, parts_folder
+from .errors import PackError, PnpError, errors_only
+from .execute import Executor
+from .export import write_whole
+from .load import Deck
+from .outputs.base import File, Job
+from .outputs.rulebook import has_rulebook, rulebook_markdown
+from .outputs.sheets import SheetsOutput
+from .workers import Workers
+
+Progress = Callable[[str], None]
+OUTPUT = "reprint"  # the output group every reprinted deck is put in: reprint-<paper>.pdf
+
+
+def checked_game(name: str, cards_dir: Path, options: BuildOptions = BuildOptions()) -> Checked:
+    """A game loaded and validated; its errors stop here."""
+    checked = check(name, cards_dir, options, kinds=[])
+    if errors_only(checked.findings):
+        raise PackError(errors_only(checked.findings))
+    return checked
+
+
+def record_of(checked: Checked, edition: str, number: int) -> dict[str, Any]:
+    """What an edition of the game as it is now would record."""
+    game = checked.game
+    text = rulebook_markdown(game) if has_rulebook(game) else None
+    return editions.record(checked.job, edition, number, text)
+
+
+def release(name: str, edition: str | None, cards_dir: Path = CARDS_DIR) -> Path:
+    """Record the game as it prints now as an edition in its pack; return the record's path."""
+    checked = checked_game(name, cards_dir)
+    number = 1 + max((data.get("number", 0) for data in editions.listed(checked.game)),
+                     default=0)
+    return editions.save(checked.game, record_of(checked, edition or f"e{number}", number))
+
+
+def since(checked: Checked, reference: str | None) -> dict[str, Any]:
+    """The record to compare with: an edition by name (the last when None), else the pack as it
+    was at a git revision, built in a temporary folder."""
+    game = checked.game
+    known = {str(data.get("edition")) for data in editions.listed(game)}
+    if reference is None or reference in known:
+        return editions.load(game, reference)
+    return _at_revision(checked, reference)
+
+
+def _at_revision(checked: Checked, revision: str) -> dict[str, Any]:
+    """The record of the pack as a git revision has it."""
+    root = checked.game.root.resolve()
+    try:
+        top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
+        archive = _git(top, "archive", "--format=tar", revision, "--",
+                       str(root.relative_to(top)))
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        raise PnpError(f"{checked.game.name}: '{revision}' is neither an edition nor a git "
+                       f"revision of the pack ({detail.decode(errors='replace').strip() or exc})"
+                       ) from None
+    with tempfile.TemporaryDirectory(prefix="pnp-revision-") as folder:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        cards = Path(folder) / root.relative_to(top).parent
+        old = checked_game(root.name, cards)
+        return record_of(old, revision, 0)
+
+
+def _git(where: Path, *args: str) -> bytes:
+    """A git command's output, run in `where`."""
+    return subprocess.run(["git", "-C", str(where), *args], capture_output=True, check=True,
+                          timeout=60).stdout
+
+
+def changes(name: str, reference: str | None, cards_dir: Path = CARDS_DIR
+            ) -> tuple[editions.Changes, Checked]:
+    """What prints differently now than at an edition or revision, and the game as it is."""
+    checked = checked_game(name, cards_dir)
+    old = since(checked, reference)
+    new = record_of(checked, "now", 0)
+    source = ""
+    rulebook = checked.game.root / checked.game.spec.rulebook.file
+    if has_rulebook(checked.game):
+        source = rulebook.read_text(encoding="utf-8", errors="replace")
+    return editions.compare(old, new, source), checked
+
+
+def report(found: editions.Changes, checked: Checked) -> str:
+    """The changes as the changelog words them."""
+    game = checked.game
+    return changelog.markdown(found, f"{game.spec.title} {game.spec.version}",
+                              game.spec.language,
+                              {deck.spec.id: deck.spec.name for deck in game.decks})
+
+
+def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptions(),
+            cards_dir: Path = CARDS_DIR, out_root: Path = BUILD_DIR,
+            progress: Progress = lambda message: None,
+            workers: Workers | None = None) -> Path | None:
+    """Write the faces that print differently, with their backs, as reprint-<paper>.pdf, and
+    CHANGELOG.md, into `out_root/<game>-reprint/`; None, and nothing written, when nothing
+    changed."""
+    started = time.perf_counter()
+    found, checked = changes(name, reference, cards_dir)
+    if found.empty:
+        progress(f"{name}: nothing prints differently since {found.since}: nothing written")
+        return None
+    job = checked.job
+    decks = _reprinted(job.decks, found)
+    files = [File("CHANGELOG.md", report(found, checked).encode())]
+    if decks:
+        reprint_job = Job(job.game, job.geometry, job.fonts,
+                          dataclasses.replace(options, only=("sheets",)), job.renderer, decks)
+        kind = SheetsOutput(reprint_job)
+        reprinted = dataclasses.replace(checked, job=reprint_job, kinds=[kind])
+        cache = PartCache(parts_folder(out_root, name), job.game.root,
+                          lambda message: progress(f"{name}: cache: {message}"))
+        own_pool = workers is None
+        pool = workers or Workers()
+        try:
+            executor = Executor(job.game.root, job.fonts, cache, pool, keep_workers=not own_pool,
+                                max_bytes=job.game.spec.limits.file_bytes)
+            results = run(plan_kinds(reprinted, executor), executor, progress, name)
+        finally:
+            if own_pool:
+                pool.stop()
+        failed = errors_only(executor.findings(sites(job.game)))
+        if failed:
+            raise PackError(failed)
+        files += [file for _, document, result in results
+                  for file in kind.finish(document, result.pdf, result.pages)]
+    folder = out_root / f"{name}-reprint"
+    write_whole(folder, [dataclasses.replace(file, entry=None) for file in files])
+    faces = sum(item.copies for item in found.changed) + sum(
+        entry["copies"] for entry in found.added)
+    progress(f"{name}: wrote {', '.join(file.name for file in files)} to {folder} in "
+             f"{time.perf_counter() - started:.1f} s ({len(found.changed)} changed and "
+             f"{len(found.added)} new faces, {faces} copies, since {found.since})")
+    return folder
+
+
+def _reprinted(decks: list[Deck], found: editions.Changes) -> list[Deck]:
+    """The decks with only the cards to print again, each at its count: a card whose face or
+    back prints differently, or is new, at all its copies; one only counted up, at the copies
+    added."""
+    again = {item.key for item in found.changed} | {entry["key"] for entry in found.added}
+    more = {key: now - before for key, _, before, now in found.counts if now > before}
+    kept = []
+    for deck in decks:
+        cards, lines = [], []
+        for card, line in deck.located():
+            back = card.back or deck.spec.back
+            keys = {f"{deck.spec.id}/{card.id}"} | ({f"{deck.spec.id}/back:{back}"}
+                                                     if back else set())
+            copies = card.qty if keys & again else more.get(f"{deck.spec.id}/{card.id}", 0)
+            if copies:
+                cards.append(card.model_copy(update={"qty": copies}))
+                lines.append(line)
+        if cards:
+            spec = deck.spec.model_copy(update={"output": OUTPUT})
+            kept.append(dataclasses.replace(deck, spec=spec, cards=cards, lines=lines))
+    return kept
+

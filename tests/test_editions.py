@@ -1,0 +1,143 @@
+"""Editions and reprints: `pnp release` records what prints, `pnp changes` says which faces
+print differently since and why, `pnp reprint` writes only those, and each face prints a
+revision tag that changes only when the face does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generator import cli
+from generator.errors import PnpError
+from generator.reprint import changes, release, reprint
+from generator.workers import Workers
+
+from .conftest import edit, give_rules, give_template, page_texts
+
+RULES = "damage: 3\nheal: 2\n"
+
+
+def _pack(packs: Path) -> Path:
+    """The tiny pack with rules: S1's text quotes `damage`, S2's face reads `heal` in its
+    template, S3 quotes neither."""
+    pack = give_rules(packs, RULES)
+    edit(pack / "spells.yaml", "造成 **3** 点伤害。", "造成 **{damage}** 点伤害。")
+    give_template(pack, "{% if card.id == 'S2' %}<p>回复 {{ rules.heal }}</p>{% endif %}")
+    return pack
+
+
+def _changed(packs: Path, since: str | None = None) -> list[str]:
+    found, _ = changes("mini", since, packs)
+    return [item.key for item in found.changed]
+
+
+def test_a_rule_change_reaches_exactly_the_faces_that_print_it(packs: Path, tmp_path: Path,
+                                                               pool: Workers) -> None:
+    pack = _pack(packs)
+    release("mini", "first", packs)
+    assert _changed(packs) == []
+    edit(pack / "rules.yaml", "damage: 3", "damage: 4")
+    found, _ = changes("mini", None, packs)
+    assert [(item.key, item.why) for item in found.changed] == [
+        ("spells/S1", ["sections.0.text: 造成 **3** 点伤害。<b>不是标记</b> → "
+                       "造成 **4** 点伤害。<b>不是标记</b>", "damage: 3 → 4"])]
+    assert [(rule.path, rule.old, rule.new, rule.faces) for rule in found.rules] == [
+        ("damage", 3, 4, ["spells/S1"])]
+    edit(pack / "rules.yaml", "heal: 2", "heal: 5")
+    found, _ = changes("mini", None, packs)
+    assert [(item.key, item.why) for item in found.changed] == [
+        ("spells/S1", ["sections.0.text: 造成 **3** 点伤害。<b>不是标记</b> → "
+                       "造成 **4** 点伤害。<b>不是标记</b>", "damage: 3 → 4"]),
+        ("spells/S2", ["heal: 2 → 5"])]  # read by the template, not quoted in the data
+    messages: list[str] = []
+    folder = reprint("mini", None, cards_dir=packs, out_root=tmp_path / "out",
+                     progress=messages.append, workers=pool)
+    assert folder is not None
+    texts = page_texts(folder / "reprint-a4.pdf")
+    assert len(texts) == 2  # the fronts, then their backs
+    assert "火球术" in texts[0] and "治疗术" in texts[0] and "冰冻术" not in texts[0]
+    assert "红" in texts[1] and "绿" in texts[1] and "蓝" not in texts[1]
+    log = (folder / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "- `damage`: 3 → 4 — 影响: 法术 火球术 S1\n" in log
+    assert "- 治疗术 S2 ×1 (修订号 " in log and "): heal: 2 → 5\n" in log
+    assert "(2 changed and 0 new faces, 2 copies, since first)" in messages[-1]
+    first = {path.name: path.read_bytes() for path in folder.iterdir()}
+    reprint("mini", None, cards_dir=packs, out_root=tmp_path / "out", workers=pool)
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == first
+
+
+def test_the_revision_tag_changes_only_with_the_face(packs: Path) -> None:
+    pack = _pack(packs)
+    path = release("mini", None, packs)
+    assert path == pack / "editions" / "e1.json"
+    before = json.loads(path.read_text(encoding="utf-8"))["faces"]
+    assert sorted(before) == ["spells/S1", "spells/S2", "spells/S3", "spells/back:blue",
+                              "spells/back:green", "spells/back:red"]
+    assert before["spells/S3"]["copies"] == 2
+    edit(pack / "rules.yaml", "damage: 3", "damage: 4")
+    after = json.loads(release("mini", None, packs).read_text(encoding="utf-8"))["faces"]
+    assert [key for key in before if before[key]["tag"] != after[key]["tag"]] == ["spells/S1"]
+    assert all(len(face["tag"]) == 4 for face in after.values())
+    with pytest.raises(PnpError, match="edition 'e1' exists already"):
+        from generator.editions import save
+        from generator.load import load_game
+
+        save(load_game("mini", packs), {"edition": "e1"})
+
+
+def test_a_shared_template_change_reaches_every_face_using_it(packs: Path) -> None:
+    pack = _pack(packs)
+    release("mini", "first", packs)
+    edit(pack / "templates" / "cards" / "spell.html.j2", "{% block extra %}",
+         "{% block extra %}<p>新版</p>")
+    found, _ = changes("mini", None, packs)
+    assert [(item.key, item.why) for item in found.changed] == [
+        ("spells/S1", ["restyled"]), ("spells/S2", ["restyled"]), ("spells/S3", ["restyled"])]
+    (pack / "style.css").write_text(".back { opacity: 0.9 }\n", encoding="utf-8")
+    edit(pack / "game.yaml", "players: 1-2人\n", "players: 1-2人\nstylesheet: style.css\n")
+    assert len(_changed(packs)) == 6  # a stylesheet may reach any face
+
+
+def test_new_removed_and_counted_cards_are_reported(packs: Path, tmp_path: Path,
+                                                    pool: Workers, capsys) -> None:
+    pack = _pack(packs)
+    release("mini", "first", packs)
+    text = (pack / "spells.yaml").read_text(encoding="utf-8")
+    start = text.index("- id: S2")
+    (pack / "spells.yaml").write_text(
+        text[:start] + text[text.index("- id: S3"):].replace("qty: 2", "qty: 1")
+        + "- id: S4\n  name: 闪电术\n  cost: 4\n  back: red\n  qty: 2\n", encoding="utf-8")
+    found, _ = changes("mini", None, packs)
+    assert [(entry["key"], entry["copies"]) for entry in found.added] == [("spells/S4", 2)]
+    assert [entry["key"] for entry in found.removed] == ["spells/S2", "spells/back:green"]
+    assert found.counts == [("spells/back:red", "法术", 1, 3), ("spells/S3", "冰冻术", 2, 1),
+                            ("spells/back:blue", "法术", 2, 1)]
+    assert cli.main(["changes", "--cards", str(packs), "mini", "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert [entry["key"] for entry in said["added"]] == ["spells/S4"]
+    folder = reprint("mini", None, cards_dir=packs, out_root=tmp_path / "out", workers=pool)
+    assert folder is not None
+    texts = page_texts(folder / "reprint-a4.pdf")
+    assert texts[0].count("闪电术") == 2 and "火球术" not in texts[0]  # the new card's 2 copies
+
+
+def test_nothing_changed_writes_nothing_and_a_git_revision_compares_too(
+        packs: Path, tmp_path: Path, capsys) -> None:
+    pack = _pack(packs)
+    with pytest.raises(PnpError, match="no edition yet: `pnp release mini NAME`"):
+        changes("mini", None, packs)
+    release("mini", "first", packs)
+    assert cli.main(["reprint", "--cards", str(packs), "mini", "--out", str(tmp_path)]) == 0
+    assert "mini: nothing prints differently since first: nothing written" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "mini-reprint").exists()
+    for command in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t",
+                                                   "commit", "-qm", "one"]):
+        subprocess.run(["git", "-C", str(packs), *command], check=True)
+    edit(pack / "rules.yaml", "damage: 3", "damage: 4")
+    assert _changed(packs, "HEAD") == ["spells/S1"]
+    with pytest.raises(PnpError, match="'nope' is neither an edition nor a git revision"):
+        changes("mini", "nope", packs)
