@@ -26,6 +26,9 @@ system:
 	@$(call HAS_LIB,harfbuzz-subset) || \
 	  echo "note: libharfbuzz-subset0 is missing, so every PDF takes ~5 s longer to subset fonts;" \
 	       "install it with: sudo apt-get install libharfbuzz-subset0"
+	@command -v gs >/dev/null || \
+	  echo "note: Ghostscript is missing, so \`pnp export --to printshop --cmyk\` cannot run;" \
+	       "install it with: sudo apt-get install ghostscript"
 
 build: setup
 	$(BIN)/pnp build $(GAME) --paper $(PAPER)

@@ -292,6 +292,27 @@ def print_boxes(pdf: bytes, bleed: float, trim: float) -> bytes:
         return _saved(document)
 
 
+def as_images(pdf: bytes, pictures: list[Any]) -> bytes:
+    """A PDF whose every page is replaced by a picture of it (RGB, Pillow), drawn over the
+    whole page; its boxes, title and viewer preferences kept."""
+    import zlib
+
+    import pikepdf
+
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        for page, picture in zip(document.pages, pictures, strict=True):
+            image = pikepdf.Stream(document, zlib.compress(picture.tobytes(), 6),
+                                   Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Image,
+                                   Width=picture.width, Height=picture.height,
+                                   ColorSpace=pikepdf.Name.DeviceRGB, BitsPerComponent=8,
+                                   Filter=pikepdf.Name.FlateDecode)
+            x0, y0, x1, y1 = (float(value) for value in page.mediabox)
+            page.obj.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Page=image))
+            page.obj.Contents = document.make_stream(
+                f"q {x1 - x0:.4f} 0 0 {y1 - y0:.4f} {x0:.4f} {y0:.4f} cm /Page Do Q".encode())
+        return _saved(document)
+
+
 def _inset(x0: float, y0: float, x1: float, y1: float, by: float) -> list[float]:
     """A rectangle `by` pt inside another, each side rounded to a thousandth of a point."""
     return [round(x0 + by, 3), round(y0 + by, 3), round(x1 - by, 3), round(y1 - by, 3)]

@@ -150,6 +150,25 @@ def run(planned: list[tuple[OutputKind, Document]], executor: Executor,
     return [(kind, *done[index]) for index, (kind, _) in enumerate(planned)]
 
 
+def make(checked: Checked, out_root: Path, progress: Progress,
+         workers: Workers | None = None) -> list[tuple[OutputKind, Document, Assembled]]:
+    """Every document of the checked kinds laid out, from the game's parts cache where it can,
+    and assembled, on `workers` (left running) or a pool of its own; an error on a laid-out
+    page stops it."""
+    game = checked.game
+    cache = PartCache(parts_folder(out_root, game.name), game.root,
+                      lambda message: progress(f"{game.name}: cache: {message}"))
+    with nullcontext(workers) if workers else Workers().start() as pool:
+        executor = Executor(game.root, checked.job.fonts, cache, pool,
+                            keep_workers=workers is not None,
+                            max_bytes=game.spec.limits.file_bytes)
+        results = run(plan(checked, executor), executor, progress, game.name)
+    found = errors_only(executor.findings(sites(game)))
+    if found:
+        raise PackError(found)
+    return results
+
+
 def build_game(
     name: str,
     options: BuildOptions = BuildOptions(),

@@ -403,9 +403,9 @@ def parser() -> argparse.ArgumentParser:
                         "build/, or a pack folder's own build/)")
     export.set_defaults(func=cmd_export)
 
-    since = {"metavar": "NAME|REV", "default": None,
-             "help": "an edition's name, or a git revision of the pack (default: the last "
-                     "edition)"}
+    since: dict[str, Any] = {"metavar": "NAME|REV", "default": None,
+                             "help": "an edition's name, or a git revision of the pack "
+                                     "(default: the last edition)"}
     releasing = sub.add_parser("release", parents=[base], help="record what the game prints "
                                "now as an edition, in the pack's editions/ folder")
     releasing.add_argument("game", nargs="?", metavar="GAME", help=games["help"])

@@ -81,8 +81,9 @@ CODES: dict[str, Code] = {
     "E084": Code("error", "an export profile has no pixel size for a deck's card size, or its "
                  "images would be past 60 million pixels"),
     "W085": Code("warning", "an export's preflight: no bleed on an edge, text under the stamp "
-                 "minimum, a raster image under 300 dpi, a font not embedded, or not the pixel "
-                 "size the profile asks for (`pnp export --strict` stops on it)"),
+                 "minimum, a raster image under 300 dpi, a font not embedded, total ink over "
+                 "240 %, or not the pixel size the profile asks for (`pnp export --strict` "
+                 "stops on it)"),
     "E082": Code("error", "a font file of the pack's cannot be used: not a TrueType or OpenType "
                  "font, forbidding embedding, not the weight or style declared, or named like "
                  "one of the project's"),

@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR, outputs, preflight
-from .build import check, run, sites
-from .build import plan as plan_kinds
-from .cache import BuildOptions, PartCache, parts_folder
+from .build import check, make
+from .cache import BuildOptions
 from .errors import PackError, PnpError, errors_only
-from .execute import Executor
 from .outputs.base import ExportSettings, File
 from .outputs.images import MAX_DPI, ImagesExport
 from .outputs.tts import TtsExport
@@ -42,29 +40,17 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
                     kinds=[lambda job: kind_class(job, settings)])
     if errors_only(checked.findings):
         raise PackError(errors_only(checked.findings))
-    game = checked.game
     kind = checked.kinds[0]
     assert isinstance(kind, ImagesExport)
     kind.cache_folder = out_root / ".cache" / "images" / name / to
     folder = out_root / f"{name}-export" / to
     if isinstance(kind, TtsExport):
         kind.folder = folder.resolve()
-    cache = PartCache(parts_folder(out_root, name), game.root,
-                      lambda message: progress(f"{name}: cache: {message}"))
-    own_pool = workers is None
-    pool = workers or Workers()
-    try:
-        executor = Executor(game.root, checked.job.fonts, cache, pool, keep_workers=not own_pool,
-                            max_bytes=game.spec.limits.file_bytes)
-        results = run(plan_kinds(checked, executor), executor, progress, name)
-    finally:
-        if own_pool:
-            pool.stop()
-    found = errors_only(executor.findings(sites(game)))
-    if found:
-        raise PackError(found)
+    results = make(checked, out_root, progress, workers)
     files = [file for _, document, result in results
              for file in kind.finish(document, result.pdf, result.pages)]
+    for note in kind.notes:
+        progress(f"{name}: {note}")
     problems = preflight.findings(kind.inspected)
     for line in preflight.summary(kind.inspected):
         progress(f"{name}: preflight: {line}")

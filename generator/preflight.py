@@ -17,6 +17,7 @@ WHITE = 245  # a channel at least this light is paper
 INKED = 12.0  # a strip's mean distance from white past which it is printed on, not paper
 PAPER = 2.0  # an edge strip this close to white on average is bare paper
 CODE = "W085"
+MAX_INK = 240.0  # percent of total ink a print shop takes (DriveThruCards)
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class Inspection:
     colour: str
     min_dpi: float
     min_text: float
+    ink: float | None = None  # the highest total ink of a CMYK page, percent
+    max_ink: float = MAX_INK
 
     def failures(self) -> list[str]:
         """What a print shop would turn this side back for, in a few words each."""
@@ -55,6 +58,9 @@ class Inspection:
             found.append(f"a raster image prints at {min(low):g} dpi, under {self.min_dpi:g}")
         if self.unembedded:
             found.append(f"font not embedded: {', '.join(self.unembedded)}")
+        if self.ink is not None and self.ink > self.max_ink:
+            found.append(f"total ink up to {self.ink:g} %, over the {self.max_ink:g} % print "
+                         "shops take")
         if self.colour not in ("RGB", "CMYK"):
             found.append(f"colour space {self.colour}, not RGB or CMYK")
         return found
@@ -116,6 +122,11 @@ def summary(inspections: list[Inspection]) -> list[str]:
         f"pixel sizes as the profile asks: "
         f"{_passing(inspections, lambda s: s.expected is None or s.pixels == s.expected)}",
     ]
+    inks = [seen.ink for seen in inspections if seen.ink is not None]
+    if inks:
+        lines.append(f"total ink: at most {max(inks):g} % "
+                     f"({_passing(inspections, lambda s: s.ink is None or s.ink <= s.max_ink)} "
+                     f"within {MAX_INK:g} %)")
     if texts:
         smallest, where = min(texts, key=lambda pair: (pair[0] or 0, pair[1].file))
         lines.insert(3, f"smallest text: {smallest:g} pt ({where.deck}/{where.card} "

@@ -51,6 +51,18 @@ def draw(pdf: bytes, page: int, box: tuple[float, float, float, float],
     return picture
 
 
+def draw_pages(pdf: bytes, dpi: float) -> list[Image.Image]:
+    """Every page of a PDF drawn whole at `dpi`, RGB."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        return [document[index].render(scale=dpi / 72).to_pil().convert("RGB")
+                for index in range(len(document))]
+    finally:
+        document.close()
+
+
 def encode(picture: Image.Image, image_format: str, dpi: float) -> bytes:
     """An image's bytes as PNG or JPEG (quality 95), tagged with the dpi it prints at."""
     out = io.BytesIO()

@@ -16,11 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR, changelog, editions
-from .build import Checked, check, run, sites
-from .build import plan as plan_kinds
-from .cache import BuildOptions, PartCache, parts_folder
+from .build import Checked, check, make
+from .cache import BuildOptions
 from .errors import PackError, PnpError, errors_only
-from .execute import Executor
 from .export import write_whole
 from .load import Deck
 from .outputs.base import File, Job
@@ -132,20 +130,7 @@ def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptio
                           dataclasses.replace(options, only=("sheets",)), job.renderer, decks)
         kind = SheetsOutput(reprint_job)
         reprinted = dataclasses.replace(checked, job=reprint_job, kinds=[kind])
-        cache = PartCache(parts_folder(out_root, name), job.game.root,
-                          lambda message: progress(f"{name}: cache: {message}"))
-        own_pool = workers is None
-        pool = workers or Workers()
-        try:
-            executor = Executor(job.game.root, job.fonts, cache, pool, keep_workers=not own_pool,
-                                max_bytes=job.game.spec.limits.file_bytes)
-            results = run(plan_kinds(reprinted, executor), executor, progress, name)
-        finally:
-            if own_pool:
-                pool.stop()
-        failed = errors_only(executor.findings(sites(job.game)))
-        if failed:
-            raise PackError(failed)
+        results = make(reprinted, out_root, progress, workers)
         files += [file for _, document, result in results
                   for file in kind.finish(document, result.pdf, result.pages)]
     folder = out_root / f"{name}-reprint"

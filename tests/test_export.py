@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pikepdf
@@ -298,3 +299,30 @@ def test_preflight_gives_each_raster_image_its_dpi(packs: Path, tmp_path: Path,
     assert [side["image_dpi"] for side in report["sides"]] == [[], [], [320.0], [], [], []]
     assert report["findings"] == []  # under 300 dpi the build refuses it already (E071)
     assert "mini: preflight: raster images: 1, the lowest at 320 dpi" in messages
+
+
+@pytest.mark.skipif(shutil.which("gs") is None, reason="Ghostscript is not installed")
+def test_a_cmyk_printshop_file_keeps_its_boxes_and_looks_the_same(
+        packs: Path, tmp_path: Path, pool: Workers) -> None:
+    rgb = _export(packs, tmp_path / "rgb", "printshop", pool=pool)
+    messages: list[str] = []
+    cmyk = _export(packs, tmp_path / "cmyk", "printshop", pool=pool, messages=messages,
+                   cmyk=True)
+    assert "mini: spells.pdf: PDF/X-1a:2003 (CMYK through Ghostscript's default_cmyk.icc, " \
+           "the output intent; each page drawn at 400 dpi)" in messages
+    with pikepdf.open(rgb / "spells.pdf") as before, pikepdf.open(cmyk / "spells.pdf") as after:
+        assert after.pdf_version == "1.3"
+        assert str(after.docinfo["/GTS_PDFXVersion"]) == "PDF/X-1a:2003"
+        assert str(after.docinfo["/Title"]) == "测试小包 t1 — 法术"
+        for old, new in zip(before.pages, after.pages, strict=True):
+            assert _boxes(old) == _boxes(new)
+            for image in new.Resources.XObject.values():
+                assert image.ColorSpace == "/DeviceCMYK"
+    front, back = ([pypdfium2.PdfDocument(str(folder / "spells.pdf"))[index].render(
+        scale=100 / 72).to_pil().convert("RGB") for folder in (rgb, cmyk)] for index in (0, 1))
+    assert _difference(*front) < 3  # the title and text where the RGB file has them
+    red = back[1].getpixel((back[1].width // 2, 20))
+    assert red[0] > 180 and red[1] < 90 and red[2] < 90  # the red back, as CMYK can print it
+    report = json.loads((cmyk / "preflight.json").read_text(encoding="utf-8"))
+    assert {side["colour"] for side in report["sides"]} == {"CMYK"}
+    assert all(0 < side["ink"] <= 400 for side in report["sides"])

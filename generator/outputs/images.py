@@ -91,6 +91,7 @@ class ImagesExport(ExportKind):
         self.inspected: list[Inspection] = []
         self.cache_folder: Path | None = None  # where rendered images are kept between exports
         self.rendered = 0  # images drawn in this export, not taken from the cache
+        self.notes: list[str] = []  # what the export says of its files beside the preflight
         self._kept: set[str] = set()
 
     def check(self) -> list[Finding]:

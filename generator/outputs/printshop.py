@@ -12,17 +12,18 @@ from dataclasses import replace
 
 from markupsafe import Markup
 
-from ..assemble import MM, SIMPLEX, print_boxes
+from ..assemble import MM, SIMPLEX, as_images, print_boxes
 from ..errors import Finding, display_path
 from ..geometry import Box
 from ..load import Deck
 from ..parts import Part
 from ..preflight import missing_bleed
-from ..raster import inspect
+from ..raster import draw_pages, inspect
 from .base import Document, File, Side
 from .images import ImagesExport
 
 PREVIEW_DPI = 100  # the bleed of each page is checked on a drawing this sharp
+FLATTEN_DPI = 400  # a CMYK file's pages are pictures this sharp (600: twice the time)
 MARK_GAP = 1.0  # mm between a crop mark and the bleed
 
 
@@ -41,6 +42,7 @@ class PrintshopExport(ImagesExport):
         faces = job.faces
         context = job.renderer.page_context(job.fonts)
         self.order: dict[str, list[Side]] = {}
+        self.titles: dict[str, str] = {}
         documents = []
         for deck in job.decks:
             pages = self._pages(deck)
@@ -51,11 +53,13 @@ class PrintshopExport(ImagesExport):
             card = self._card(deck)
             room = self._room()
             page = Box(card.width + 2 * room, card.height + 2 * room)
+            self.titles[file] = f"{job.game.spec.title} {job.game.spec.version} — " \
+                                f"{deck.spec.name}"
             html = job.renderer.render("printshop.html.j2", {
                 **context, "page": page, "card": card, "slug": room,
                 "keys": [faces.keys[side.face] for side in pages],
                 "marks": self._marks(page, room) if self.settings.marks else Markup(""),
-                "title": f"{job.game.spec.title} {job.game.spec.version} — {deck.spec.name}"})
+                "title": self.titles[file]})
             documents.append(Document(file, [Part(html, display_path(deck.path))], faces,
                                       faces.parts_of([deck.spec.id]), duplex=SIMPLEX))
         return documents
@@ -97,17 +101,32 @@ class PrintshopExport(ImagesExport):
                       f'<g stroke="{geometry.mark_color}" stroke-width="{geometry.mark_width}">'
                       f'{drawn}</g></svg>')
 
+    def _cmyk(self, file: str, pdf: bytes) -> tuple[bytes, list[float]]:
+        """The file converted to CMYK by Ghostscript, and each page's highest total ink.
+
+        Ghostscript 10.0 loses the glyphs of the CJK OpenType fonts WeasyPrint embeds, and
+        draws a page that uses transparency as one image anyway; so every page is drawn first,
+        at FLATTEN_DPI by PDFium, and Ghostscript converts the pictures, boxes set before (it
+        keeps them; nothing re-saves its file).
+        """
+        from ..ghostscript import max_ink, to_cmyk
+
+        converted = to_cmyk(as_images(pdf, draw_pages(pdf, FLATTEN_DPI)), self.titles[file])
+        self.notes.append(f"{file}: " + (
+            f"{converted.standard} (CMYK through Ghostscript's default_cmyk.icc, the output "
+            f"intent; each page drawn at {FLATTEN_DPI} dpi)" if converted.standard else
+            f"plain CMYK, not PDF/X ({converted.reason})"))
+        return converted.pdf, max_ink(converted.pdf)
+
     def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
         """The deck's PDF with its boxes set (converted to CMYK when asked), each distinct
         side preflighted once."""
         room = self._room() * MM
         boxed = print_boxes(pdf, room, room + self.job.geometry.bleed * MM)
-        colour = "RGB"
+        colour, inks = "RGB", None
         if self.settings.cmyk:
-            from ..ghostscript import to_cmyk
-
-            converted = to_cmyk(boxed, self.job.game.spec.title)
-            boxed, colour = converted.pdf, "CMYK"
+            boxed, inks = self._cmyk(document.file, boxed)
+            colour = "CMYK"
         seen: set[int] = set()
         for number, side in enumerate(self.order[document.file]):
             if id(side.face) in seen:
@@ -123,5 +142,7 @@ class PrintshopExport(ImagesExport):
             page_box = (card.width + 2 * self._room(), card.height + 2 * self._room())
             unembedded = sorted(set(seen_here.unembedded) |
                                 set(inspect(boxed, number, page_box).unembedded))
-            self.inspected.append(replace(seen_here, unembedded=unembedded))
+            self.inspected.append(replace(seen_here, unembedded=unembedded,
+                                          ink=inks[number] if inks else None))
         return [File(document.file, boxed)]
+
