@@ -203,8 +203,8 @@ def cmd_release(args: argparse.Namespace) -> int:
     """Record what the game prints now as an edition in its pack."""
     from .reprint import release
 
-    name, cards, _ = _places(argparse.Namespace(**{**vars(args), "games": [args.game]}))[0]
-    path = release(name, args.name, cards)
+    name, cards, out = _places(argparse.Namespace(**{**vars(args), "games": [args.game]}))[0]
+    path = release(name, args.name, cards, out, _progress)
     _progress(f"{name}: recorded edition {path.stem} in {path}")
     return EXIT_OK
 

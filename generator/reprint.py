@@ -12,6 +12,7 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,14 @@ from .build import Checked, check, make
 from .cache import BuildOptions
 from .errors import PackError, PnpError, errors_only
 from .export import write_whole
+from .language import section_words
 from .load import Deck
-from .outputs.base import File, Job
+from .outputs import proof
+from .outputs.base import ExportSettings, File, Job
+from .outputs.images import ImagesExport
 from .outputs.rulebook import has_rulebook, rulebook_markdown
 from .outputs.sheets import SheetsOutput
+from .render import Face
 from .workers import Workers
 
 Progress = Callable[[str], None]
@@ -45,12 +50,50 @@ def record_of(checked: Checked, edition: str, number: int) -> dict[str, Any]:
     return editions.record(checked.job, edition, number, text)
 
 
-def release(name: str, edition: str | None, cards_dir: Path = CARDS_DIR) -> Path:
-    """Record the game as it prints now as an edition in its pack; return the record's path."""
+def release(name: str, edition: str | None, cards_dir: Path = CARDS_DIR,
+            out_root: Path | None = None, progress: Progress = lambda message: None,
+            workers: Workers | None = None) -> Path:
+    """Record the game as it prints now as an edition in its pack, and, given `out_root`, keep
+    a picture of every face there for the proofs of later reprints; return the record's
+    path."""
     checked = checked_game(name, cards_dir)
     number = 1 + max((data.get("number", 0) for data in editions.listed(checked.game)),
                      default=0)
-    return editions.save(checked.game, record_of(checked, edition or f"e{number}", number))
+    path = editions.save(checked.game, record_of(checked, edition or f"e{number}", number))
+    if out_root is not None:
+        pictures = _pictures(checked, out_root, progress, workers)
+        proof.keep(proof.kept_folder(out_root, name, path.stem),
+                   {key: pictures(face) for key, face in _faces(checked.job).items()})
+    return path
+
+
+def _faces(job: Job) -> dict[str, Face]:
+    """Every face and back of a job's decks by the key an edition names it by."""
+    renderer, found = job.renderer, {}
+    for deck in job.decks:
+        for card, line in deck.located():
+            front = renderer.face(deck, card, line)
+            back = renderer.back(deck, card, front)
+            found[editions.face_key(deck, front)] = front
+            if back is not None and back is not front:
+                found[editions.face_key(deck, back)] = back
+    return found
+
+
+def _pictures(checked: Checked, out_root: Path, progress: Progress,
+              workers: Workers | None) -> Callable[[Face], bytes]:
+    """Lay out a checked game's faces (from the cache when built) and give the picture of
+    each, at the proof's dpi with its bleed."""
+    kind = ImagesExport(checked.job, ExportSettings(dpi=proof.PROOF_DPI))
+    kind.cache_folder = out_root / ".cache" / "images" / checked.game.name / "proof"
+    make(dataclasses.replace(checked, kinds=[kind]), out_root, progress, workers)
+    return lambda face: kind.image(face, kind.pixels(_deck_of(checked.job, face)) or (1, 1),
+                                   bleed=True)
+
+
+def _deck_of(job: Job, face: Face) -> Deck:
+    """The deck a face belongs to."""
+    return next(deck for deck in job.decks if deck.spec.id == face.deck_id)
 
 
 def since(checked: Checked, reference: str | None) -> dict[str, Any]:
@@ -114,9 +157,9 @@ def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptio
             cards_dir: Path = CARDS_DIR, out_root: Path = BUILD_DIR,
             progress: Progress = lambda message: None,
             workers: Workers | None = None) -> Path | None:
-    """Write the faces that print differently, with their backs, as reprint-<paper>.pdf, and
-    CHANGELOG.md, into `out_root/<game>-reprint/`; None, and nothing written, when nothing
-    changed."""
+    """Write the faces that print differently, with their backs, as reprint-<paper>.pdf, the
+    proof of each before and after as changes-<paper>.pdf, and CHANGELOG.md, into
+    `out_root/<game>-reprint/`; None, and nothing written, when nothing changed."""
     started = time.perf_counter()
     found, checked = changes(name, reference, cards_dir)
     if found.empty:
@@ -130,9 +173,12 @@ def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptio
                           dataclasses.replace(options, only=("sheets",)), job.renderer, decks)
         kind = SheetsOutput(reprint_job)
         reprinted = dataclasses.replace(checked, job=reprint_job, kinds=[kind])
-        results = make(reprinted, out_root, progress, workers)
-        files += [file for _, document, result in results
-                  for file in kind.finish(document, result.pdf, result.pages)]
+        with nullcontext(workers) if workers else Workers().start() as pool:
+            results = make(reprinted, out_root, progress, pool)
+            files += [file for _, document, result in results
+                      for file in kind.finish(document, result.pdf, result.pages)]
+            files += _proof(dataclasses.replace(checked, job=reprint_job), found, out_root,
+                            progress, pool)
     folder = out_root / f"{name}-reprint"
     write_whole(folder, [dataclasses.replace(file, entry=None) for file in files])
     faces = sum(item.copies for item in found.changed) + sum(
@@ -141,6 +187,32 @@ def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptio
              f"{time.perf_counter() - started:.1f} s ({len(found.changed)} changed and "
              f"{len(found.added)} new faces, {faces} copies, since {found.since})")
     return folder
+
+
+def _proof(checked: Checked, found: editions.Changes, out_root: Path, progress: Progress,
+           workers: Workers) -> list[File]:
+    """The proof sheet: each changed face before (as kept at its release) and after."""
+    game = checked.game
+    pictures = _pictures(checked, out_root, progress, workers)
+    faces = _faces(checked.job)
+    before = proof.kept(proof.kept_folder(out_root, game.name, found.since))
+    pairs = []
+    for item in found.changed:
+        if item.key not in faces:
+            continue
+        after = pictures(faces[item.key])
+        old = before.get(item.key)
+        pairs.append(proof.Pair(old, after, proof.changed_boxes(old, after) if old else [],
+                                f"{item.key} {item.name} ({item.old_tag} → {item.new_tag})",
+                                item.why))
+    if not pairs:
+        return []
+    words = section_words(game.spec.language, "changelog")
+    kind = proof.ProofOutput(checked.job, pairs, f"{game.spec.title} {game.spec.version} — "
+                             f"{words['title']} {words['since']} {found.since}")
+    results = make(dataclasses.replace(checked, kinds=[kind]), out_root, progress, workers)
+    return [file for _, document, result in results
+            for file in kind.finish(document, result.pdf, result.pages)]
 
 
 def _reprinted(decks: list[Deck], found: editions.Changes) -> list[Deck]:

@@ -12,10 +12,11 @@ import pytest
 
 from generator import cli
 from generator.errors import PnpError
+from generator.outputs.proof import changed_boxes
 from generator.reprint import changes, release, reprint
 from generator.workers import Workers
 
-from .conftest import edit, give_rules, give_template, page_texts
+from .conftest import edit, give_rules, give_template, page_texts, render_page
 
 RULES = "damage: 3\nheal: 2\n"
 
@@ -141,3 +142,61 @@ def test_nothing_changed_writes_nothing_and_a_git_revision_compares_too(
     assert _changed(packs, "HEAD") == ["spells/S1"]
     with pytest.raises(PnpError, match="'nope' is neither an edition nor a git revision"):
         changes("mini", "nope", packs)
+
+
+def test_the_proof_shows_each_changed_face_before_and_after(packs: Path, tmp_path: Path,
+                                                           pool: Workers) -> None:
+    import io
+
+    import pikepdf
+    from PIL import Image, ImageChops
+
+    pack = _pack(packs)
+    out = tmp_path / "out"
+    release("mini", "first", packs, out, workers=pool)
+    edit(pack / "rules.yaml", "damage: 3", "damage: 4")
+    folder = reprint("mini", None, cards_dir=packs, out_root=out, workers=pool)
+    assert folder is not None
+    proof = folder / "changes-a4.pdf"
+    [text] = page_texts(proof)
+    assert "spells/S1火球术" in text and "damage:3→4" in text and "S2" not in text
+    with pikepdf.open(proof) as document:
+        pictures = [Image.open(io.BytesIO(_png(image))).convert("RGB")
+                    for image in document.pages[0].Resources.XObject.values()
+                    if image.get("/Subtype") == "/Image"]
+    before, after = pictures
+    changed = ImageChops.difference(before, after).convert("L")
+    boxes = changed_boxes(_bytes(before), _bytes(after))
+    width, height = before.size
+    # the number in the text (3 → 4), and the revision tag in the footer
+    assert len(boxes) == 2
+    assert height * 0.15 < boxes[0][1] < boxes[0][3] < height / 2
+    assert boxes[1][1] > height * 0.85
+    assert all(box[2] - box[0] < width / 3 for box in boxes)
+    outside = changed.copy()
+    for box in boxes:
+        outside.paste(0, box)
+    assert outside.getbbox() is None  # the pictures are the same everywhere else
+    marks = render_page(proof, 0, dpi=100)
+    red = sum(count for count, colour in marks.getcolors(1 << 24)
+              if colour[0] > 200 and colour[1] < 60)
+    assert red > 200  # the outlines are drawn
+
+
+def _bytes(picture: object) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    picture.save(out, "PNG")  # type: ignore[attr-defined]
+    return out.getvalue()
+
+
+def _png(image: object) -> bytes:
+    """An image XObject of a PDF as PNG bytes."""
+    import io
+
+    import pikepdf
+
+    out = io.BytesIO()
+    pikepdf.PdfImage(image).as_pil_image().save(out, "PNG")
+    return out.getvalue()

@@ -1,0 +1,136 @@
+"""The proof sheet of a reprint (`changes-<paper>.pdf`): each face that prints differently,
+before and after side by side, the region that changed outlined on both, with why it changed.
+
+The "after" pictures are drawn from the faces as laid out now; the "before" ones were kept in
+the build cache by `pnp release` (`.cache/editions/<game>/<edition>/`), or the proof says they
+were not kept on this machine.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import display_path
+from ..language import section_words
+from ..parts import Part
+from .base import Document, File, OutputKind
+
+PROOF_DPI = 100  # faces are kept and shown this sharp
+CHANGED = "#e0201b"  # the outline round what changed
+BAND_GAP = 4  # rows of pixels that do not change between two that do, in one box
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One face before and after (PNG bytes; None when the before was not kept), where they
+    differ (left, top, right, bottom in pixels), and its caption."""
+
+    before: bytes | None
+    after: bytes
+    boxes: list[tuple[int, int, int, int]]
+    title: str
+    why: list[str]
+
+
+def kept_folder(out_root: Path, game: str, edition: str) -> Path:
+    """Where `pnp release` keeps an edition's pictures."""
+    return out_root / ".cache" / "editions" / game / edition
+
+
+def keep(folder: Path, pictures: dict[str, bytes]) -> None:
+    """Keep an edition's pictures by face key."""
+    folder.mkdir(parents=True, exist_ok=True)
+    index = {}
+    for key, data in sorted(pictures.items()):
+        name = hashlib.sha256(key.encode()).hexdigest()[:16] + ".png"
+        (folder / name).write_bytes(data)
+        index[key] = name
+    (folder / "index.json").write_text(json.dumps(index, ensure_ascii=False, indent=1),
+                                       encoding="utf-8")
+
+
+def kept(folder: Path) -> dict[str, bytes]:
+    """An edition's pictures as kept, by face key; none when they were not."""
+    try:
+        index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+        return {key: (folder / name).read_bytes() for key, name in index.items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def changed_boxes(before: bytes, after: bytes) -> list[tuple[int, int, int, int]]:
+    """Where two pictures of a face differ, in pixels, a box for each band of rows that
+    changes (the number in the text, the revision tag in the footer); none where they do not,
+    or when they differ in size."""
+    from PIL import Image, ImageChops
+
+    one, other = (Image.open(io.BytesIO(data)).convert("RGB") for data in (before, after))
+    if one.size != other.size:
+        return []
+    difference = ImageChops.difference(one, other).convert("L")
+    width = difference.width
+    rows = [y for y in range(difference.height)
+            if difference.crop((0, y, width, y + 1)).getbbox() is not None]
+    bands: list[list[int]] = []
+    for y in rows:
+        if bands and y - bands[-1][1] <= BAND_GAP:
+            bands[-1][1] = y
+        else:
+            bands.append([y, y])
+    boxes = []
+    for top, bottom in bands:
+        found = difference.crop((0, top, width, bottom + 1)).getbbox()
+        if found:
+            boxes.append((found[0], top, found[2], bottom + 1))
+    return boxes
+
+
+class ProofOutput(OutputKind):
+    """The before-and-after proof of the faces that print differently."""
+
+    name = "proof"
+
+    def __init__(self, job: Any, pairs: list[Pair], heading: str) -> None:
+        super().__init__(job)
+        self.pairs, self.heading = pairs, heading
+
+    def plan(self) -> list[Document]:
+        """One document of every pair, two to a page or as many as fit."""
+        job = self.job
+        words = section_words(job.game.spec.language, "changelog")
+        figures = [{"title": pair.title, "why": pair.why,
+                    "before": _uri(pair.before) if pair.before else None,
+                    "after": _uri(pair.after),
+                    "boxes": [_percent(box, pair.after) for box in pair.boxes]}
+                   for pair in self.pairs]
+        html = job.renderer.render("proof.html.j2", {
+            **job.renderer.page_context(job.fonts), "paper": job.geometry.papers[job.paper],
+            "heading": self.heading, "figures": figures, "changelog": words,
+            "marked": CHANGED})
+        where = display_path(job.game.root / "game.yaml")
+        return [Document(f"changes-{job.paper}.pdf", [Part(html, where)], duplex=None)]
+
+    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+        """The proof as it is."""
+        return [File(document.file, pdf)]
+
+
+def _uri(data: bytes) -> str:
+    """A PNG as a data URI."""
+    return "data:image/png;base64," + base64.b64encode(data).decode()
+
+
+def _percent(box: tuple[int, int, int, int], picture: bytes) -> list[float]:
+    """A box in pixels as left, top, width, height in percent of the picture."""
+    from PIL import Image
+
+    width, height = Image.open(io.BytesIO(picture)).size
+    left, top, right, bottom = box
+    return [round(100 * left / width, 3), round(100 * top / height, 3),
+            round(100 * (right - left) / width, 3), round(100 * (bottom - top) / height, 3)]
