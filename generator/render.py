@@ -78,7 +78,8 @@ def template_problem(game: Game, name: str, where: tuple[str, int],
 
 CARDS_READ = "@cards"  # how a face's rules read names another card it reads: @cards.deck.id
 REVISION_MARK = "\ue000revision\ue000"  # where a face's revision tag goes, until it is known
-TAG_LETTERS = 4  # a revision tag: this many base-32 letters of the face's print fingerprint
+TAG_LETTERS = 4  # a revision tag: this many letters of the face's print fingerprint
+TAG_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 _LINKED = re.compile(r"""(?:src|href)\s*=\s*["']([^"'#?:]+)["']|url\(\s*["']?([^"')#?:]+)""")
 
 
@@ -100,10 +101,13 @@ class Face:
 
 
 def revision_tag(fingerprint: str) -> str:
-    """A fingerprint's revision tag: a few base-32 letters (no 0/O or 1/I to misread)."""
-    value = int(fingerprint[:16] or "0", 16)
-    letters = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-    return "".join(letters[(value >> (5 * index)) % 32] for index in range(TAG_LETTERS))
+    """A fingerprint's revision tag: a few capital letters, no digit to be read as a number
+    of the game's, and no I or O to be read as one."""
+    value, tag = int(fingerprint[:16] or "0", 16), ""
+    for _ in range(TAG_LETTERS):
+        value, index = divmod(value, len(TAG_ALPHABET))
+        tag += TAG_ALPHABET[index]
+    return tag
 
 
 class Renderer:
