@@ -411,7 +411,10 @@ def parser() -> argparse.ArgumentParser:
     releasing.add_argument("game", nargs="?", metavar="GAME", help=games["help"])
     releasing.add_argument("name", nargs="?", metavar="NAME", help="the edition's name "
                            "(default: e1, e2, …)")
-    releasing.set_defaults(func=cmd_release, games=None, out=None)
+    releasing.add_argument("--out", type=Path, default=None, help="where the pictures of the "
+                           "faces are kept for later proofs (default: build/, or a pack "
+                           "folder's own build/)")
+    releasing.set_defaults(func=cmd_release, games=None)
     listing_editions = sub.add_parser("editions", parents=[base], help="list a game's editions")
     listing_editions.add_argument("games", **games)
     listing_editions.set_defaults(func=cmd_editions, out=None)

@@ -754,13 +754,13 @@ def test_real_packs_pass_the_fuzz_checks(cards: Path) -> None:
         _check_case(cards, Case(pack, (), ("unchanged",)))
 
 
-@fuzz_settings(quick=40, share=0.5)
+@fuzz_settings(quick=25, share=0.5)
 @given(case=text_case())
 def test_fuzzed_text_gives_findings_not_crashes(cards: Path, case: Case) -> None:
     _check_case(cards, case)
 
 
-@fuzz_settings(quick=40, share=0.5)
+@fuzz_settings(quick=25, share=0.5)
 @given(case=structure_case())
 def test_fuzzed_structure_gives_findings_not_crashes(cards: Path, case: Case) -> None:
     _check_case(cards, case)
