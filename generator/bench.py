@@ -103,7 +103,8 @@ def _exports(game: str, cards: Path, out: Path, deck: Path) -> None:
 def _reprints(game: str, cards: Path, out: Path) -> None:
     """Print how long `pnp changes` and `pnp reprint` take after one rule value is changed,
     from a current build, with an edition recorded before the change."""
-    _python("-m", "generator.cli", "--cards", str(cards), "release", game, "bench")
+    _python("-m", "generator.cli", "--cards", str(cards), "release", game, "bench", "--out",
+            str(out))
     rules = cards / game / "rules.yaml"
     text = rules.read_text(encoding="utf-8")
     found = re.search(r"^( +[A-Za-z_]\w*: )(\d+)\b", text, re.MULTILINE)

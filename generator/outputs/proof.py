@@ -67,12 +67,12 @@ def kept(folder: Path) -> dict[str, bytes]:
 def changed_boxes(before: bytes, after: bytes) -> list[tuple[int, int, int, int]]:
     """Where two pictures of a face differ, in pixels, a box for each band of rows that
     changes (the number in the text, the revision tag in the footer); none where they do not,
-    or when they differ in size."""
+    the whole picture when they differ in size."""
     from PIL import Image, ImageChops
 
     one, other = (Image.open(io.BytesIO(data)).convert("RGB") for data in (before, after))
-    if one.size != other.size:
-        return []
+    if one.size != other.size:  # the component grew or shrank: all of it changed
+        return [(0, 0, *other.size)]
     difference = ImageChops.difference(one, other).convert("L")
     width = difference.width
     rows = [y for y in range(difference.height)
