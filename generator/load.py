@@ -177,8 +177,7 @@ def _check_events(text: str, limits: Limits) -> None:
             if parent is not None and parent.mapping and parent.children % 2 == 0 and height:
                 raise _Refused(line, _KEY_SHAPE, "E005")
             if len(stack) + height > limits.yaml_depth:
-                raise _Refused(line, f"mappings and lists nest more than {limits.yaml_depth} "
-                               "deep (`limits: yaml_depth` in game.yaml)", "E006")
+                raise _Refused(line, _depth_message(limits), "E006")
             if total + nodes > limits.yaml_nodes:
                 raise _Refused(line, f"more than {limits.yaml_nodes} YAML nodes, aliases "
                                "expanded (`limits: yaml_nodes` in game.yaml)", "E006")
@@ -227,6 +226,12 @@ def read_yaml(path: Path, findings: list[Finding], limits: Limits = DEFAULT_LIMI
     return parse_yaml(text, path, findings, limits)
 
 
+def _depth_message(limits: Limits) -> str:
+    """What a finding says of YAML nested past the limit."""
+    return (f"mappings and lists nest more than {limits.yaml_depth} deep (`limits: yaml_depth` "
+            "in game.yaml)")
+
+
 def parse_yaml(text: str, path: Path, findings: list[Finding],
                limits: Limits = DEFAULT_LIMITS) -> Any:
     """Parse YAML text read from path safely, within the limits; problems go to findings,
@@ -244,7 +249,10 @@ def parse_yaml(text: str, path: Path, findings: list[Finding],
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 0
         problem = " ".join(filter(None, [exc.context, exc.problem]))
-        findings.append(Finding(where, line, f"YAML syntax: {problem}", code="E002"))
+        if "maximum nesting depth" in problem:  # PyYAML 6.0.4 stops deep nesting itself
+            findings.append(Finding(where, line, _depth_message(limits), code="E006"))
+        else:
+            findings.append(Finding(where, line, f"YAML syntax: {problem}", code="E002"))
         return None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow
         before = text.encode()[:exc.position] if _LIBYAML else text[:exc.position].encode()
