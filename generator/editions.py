@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PnpError
+from .files import FileRefused, pack_bytes
 from .load import Deck, Game
 from .outputs.base import Job
 from .render import CARDS_READ, Face
@@ -123,9 +124,10 @@ def listed(game: Game) -> list[dict[str, Any]]:
     """The pack's editions, oldest first: each record's name, number, version and faces."""
     found = []
     for path in sorted(folder(game).glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # inside the pack, a regular file, within the pack's limit, as every file it has
+            data = json.loads(pack_bytes(game.root, f"{FOLDER}/{path.name}",
+                                         game.spec.limits.file_bytes))
+        except (FileRefused, ValueError):
             continue
         if isinstance(data, dict) and data.get("format") == FORMAT:
             found.append(data)

@@ -223,9 +223,12 @@ class Renderer:
         if name not in self._linked:
             path = self.game.root / name.strip()
             try:
-                self._linked[name] = hashlib.sha256(path.read_bytes()).digest() \
-                    if path.resolve().is_relative_to(self.game.root.resolve()) and \
-                    path.is_file() else b""
+                inside = path.resolve().is_relative_to(self.game.root.resolve())
+                if inside and path.is_file():
+                    with path.open("rb") as handle:  # in chunks, however large the file
+                        self._linked[name] = hashlib.file_digest(handle, "sha256").digest()
+                else:
+                    self._linked[name] = b""
             except (OSError, ValueError):  # a name no file can have (a NUL in it)
                 self._linked[name] = b""
         return self._linked[name]

@@ -200,3 +200,16 @@ def _png(image: object) -> bytes:
     out = io.BytesIO()
     pikepdf.PdfImage(image).as_pil_image().save(out, "PNG")
     return out.getvalue()
+
+
+def test_an_edition_that_is_a_link_out_of_the_pack_is_not_read(packs: Path,
+                                                               tmp_path: Path) -> None:
+    _pack(packs)
+    release("mini", "first", packs)
+    outside = tmp_path / "elsewhere.json"
+    record = json.loads((packs / "mini" / "editions" / "first.json").read_text("utf-8"))
+    outside.write_text(json.dumps({**record, "edition": "other", "number": 9}), "utf-8")
+    (packs / "mini" / "editions" / "other.json").symlink_to(outside)
+    assert cli.main(["editions", "--cards", str(packs), "mini"]) == 0
+    with pytest.raises(PnpError, match="'other' is neither an edition nor a git revision"):
+        changes("mini", "other", packs)
