@@ -17,7 +17,7 @@ from typing import Any
 from . import BUILD_DIR, CARDS_DIR, outputs, preflight
 from .build import check, make
 from .cache import BuildOptions
-from .errors import PackError, PnpError, errors_only
+from .errors import PackError, PnpError, RenderError, errors_only
 from .outputs.base import ExportSettings, File
 from .outputs.images import MAX_DPI, ImagesExport
 from .outputs.tts import TtsExport
@@ -74,8 +74,11 @@ def write_whole(folder: Path, files: list[File]) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
         for file in files:
-            (staging / file.name).parent.mkdir(parents=True, exist_ok=True)
-            (staging / file.name).write_bytes(file.data)
+            target = staging / file.name
+            if not target.resolve().is_relative_to(staging.resolve()):  # ids are made safe
+                raise RenderError(f"{file.name} would be written outside {folder}; a bug in pnp")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(file.data)
         old = folder.parent / f".old-{folder.name}"
         shutil.rmtree(old, ignore_errors=True)
         if folder.exists():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +29,12 @@ class FileRefused(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+def file_part(text: str) -> str:
+    """A name from a pack (a deck's or card's id) made safe as one part of a file name: every
+    character but letters, digits, `-` and `.` becomes `_`, and it does not start with a dot."""
+    return re.sub(r"[^\w.-]", "_", text).lstrip(".") or "_"
 
 
 def _called(path: Path, name: str | None) -> str:

@@ -63,7 +63,8 @@ class DeckSpec(Strict):
     count: int = Field(ge=0)
     back: str | None = None
     double_sided: bool = Field(False, description="the back of each card is its own face")
-    output: str = "cards"
+    output: str = Field("cards", pattern=r"^\w[\w-]*$", description="the PDF its sheets go "
+                        "in, `<output>-<paper>.pdf`: letters, digits, `_` and `-`")
     crop_marks: bool = Field(True, description="false for sheets used uncut, e.g. score pads")
     overview: bool = Field(False, description="a tiled component is also printed whole, "
                            "scaled to one page")

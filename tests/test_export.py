@@ -326,3 +326,12 @@ def test_a_cmyk_printshop_file_keeps_its_boxes_and_looks_the_same(
     report = json.loads((cmyk / "preflight.json").read_text(encoding="utf-8"))
     assert {side["colour"] for side in report["sides"]} == {"CMYK"}
     assert all(0 < side["ink"] <= 400 for side in report["sides"])
+
+
+def test_a_card_id_with_slashes_stays_a_file_name_in_the_export(packs: Path, tmp_path: Path,
+                                                               pool: Workers) -> None:
+    edit(packs / "mini" / "spells.yaml", "- id: S1\n", "- id: ../../../../S1\n")
+    folder = _export(packs, tmp_path / "out", pool=pool, dpi=50)
+    written = sorted(str(path.relative_to(tmp_path)) for path in tmp_path.rglob("*S1*"))
+    assert written == ["out/mini-export/images/spells/001-_.._.._.._S1-front.png"]
+    assert _rows(folder)[0]["file"] == "spells/001-_.._.._.._S1-front.png"

@@ -448,3 +448,11 @@ def test_an_empty_tagged_value_and_a_huge_index_are_findings(packs: Path) -> Non
         check("mini", packs)
     assert str(caught.value).startswith(f"{pack / 'rules.yaml'}:1: error: E002: YAML syntax: "
                                         "'' is not a valid int")
+
+
+def test_an_output_that_is_not_a_file_name_is_refused(packs: Path) -> None:
+    game = packs / "mini" / "game.yaml"
+    edit(game, "    template: card\n", "    template: card\n    output: ../../escaped\n")
+    assert _found(packs) == [
+        f"{game}:17: error: E010: field 'decks.0.output': string should match pattern "
+        "'^\\w[\\w-]*$'; nothing else was checked, as the rest depends on it"]

@@ -24,6 +24,7 @@ from .. import TEMPLATES_DIR
 from ..cache import write_atomic
 from ..errors import Finding, display_path
 from ..execute import MIN_DPI
+from ..files import file_part
 from ..geometry import Box
 from ..load import Deck, line_of
 from ..parts import LaidOut, Part, code_digest
@@ -240,11 +241,11 @@ class ImagesExport(ExportKind):
 
 def _file_name(side: Side, image_format: str) -> str:
     """`<deck>/<nnn>-<card-id>-front.png`; a back the deck's cards share is one file,
-    `<deck>/back-<back-id>.png`."""
-    deck = side.deck.spec.id
+    `<deck>/back-<back-id>.png`; ids made safe as file names."""
+    deck = file_part(side.deck.spec.id)
     if side.face.source.startswith("back:"):
-        return f"{deck}/back-{side.face.source.removeprefix('back:')}.{image_format}"
-    return f"{deck}/{side.number:03d}-{side.card.id}-{side.side}.{image_format}"
+        return f"{deck}/back-{file_part(side.face.source.removeprefix('back:'))}.{image_format}"
+    return f"{deck}/{side.number:03d}-{file_part(side.card.id)}-{side.side}.{image_format}"
 
 
 def _csv(rows: list[dict[str, Any]]) -> bytes:

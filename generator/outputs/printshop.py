@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from ..assemble import MM, SIMPLEX, as_images, print_boxes
 from ..errors import Finding, display_path
+from ..files import file_part
 from ..geometry import Box
 from ..load import Deck
 from ..parts import Part
@@ -48,7 +49,7 @@ class PrintshopExport(ImagesExport):
             pages = self._pages(deck)
             if not pages:
                 continue
-            file = f"{deck.spec.id}.pdf"
+            file = f"{file_part(deck.spec.id)}.pdf"
             self.order[file] = pages
             card = self._card(deck)
             room = self._room()

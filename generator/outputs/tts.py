@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files import file_part
 from ..load import Deck
 from ..render import Face
 from ..schema import CardBase, Section
@@ -105,14 +106,14 @@ class TtsExport(ImagesExport):
         entries: dict[str, dict[str, Any]] = {}
         slot_of: dict[int, tuple[int, int]] = {}
         for sheet in sheets:
-            face_file = f"{deck.spec.id}-{sheet.key}.png"
+            face_file = f"{file_part(deck.spec.id)}-{sheet.key}.png"
             files[face_file] = self._sheet(sheet.fronts, sheet)
             if shared:
-                back_file = f"{deck.spec.id}-back.png"
+                back_file = f"{file_part(deck.spec.id)}-back.png"
                 if back_file not in files:
                     files[back_file] = self.image(sheet.backs[0], sheet.cell, bleed=False)
             else:
-                back_file = f"{deck.spec.id}-{sheet.key}-backs.png"
+                back_file = f"{file_part(deck.spec.id)}-{sheet.key}-backs.png"
                 files[back_file] = self._sheet(sheet.backs, sheet)
             entries[str(sheet.key)] = {
                 "FaceURL": (folder / face_file).as_uri(), "BackURL": (folder / back_file).as_uri(),
@@ -170,8 +171,8 @@ class TtsExport(ImagesExport):
         tiles = []
         for side in sides:
             if id(side.face) not in named:
-                named[id(side.face)] = f"{deck.spec.id}/{side.number:03d}-{side.card.id}-" \
-                                       f"{side.side}.png"
+                named[id(side.face)] = f"{file_part(deck.spec.id)}/{side.number:03d}-" \
+                                       f"{file_part(side.card.id)}-{side.side}.png"
                 files[named[id(side.face)]] = self.image(side.face, pixels, bleed=False)
                 self.inspected.append(self.inspection(side, named[id(side.face)], pixels,
                                                       pixels, "RGB", None))
