@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import PnpError
+from pydantic import BaseModel, ValidationError
+
+from .errors import PnpError, display_path
 from .files import FileRefused, pack_bytes
 from .load import Deck, Game
 from .outputs.base import Job
@@ -115,6 +117,34 @@ def sections(markdown: str) -> dict[str, str]:
             if "\n".join(lines).strip()}
 
 
+class FaceRecord(BaseModel):
+    """One face as an edition records it."""
+
+    deck: str
+    card: str
+    name: str
+    copies: int
+    print: str
+    tag: str
+    rules: list[str]
+
+
+class Record(BaseModel):
+    """The shape of an edition's record, checked before it is compared (the pack is untrusted:
+    a record another tool wrote is refused, not half-read)."""
+
+    format: int
+    edition: str
+    number: int
+    game: str
+    version: str
+    rules: dict[str, Any]
+    backs: dict[str, dict[str, Any]]
+    cards: dict[str, dict[str, Any]]
+    faces: dict[str, FaceRecord]
+    rulebook: dict[str, str]
+
+
 def folder(game: Game) -> Path:
     """Where a pack keeps its editions."""
     return game.root / FOLDER
@@ -130,8 +160,15 @@ def listed(game: Game) -> list[dict[str, Any]]:
         except (FileRefused, ValueError):
             continue
         if isinstance(data, dict) and data.get("format") == FORMAT:
+            try:
+                Record.model_validate(data)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(map(str, first["loc"]))
+                raise PnpError(f"{display_path(path)}: not an edition record pnp wrote "
+                               f"({where}: {first['msg']})") from None
             found.append(data)
-    return sorted(found, key=lambda data: (data.get("number", 0), data.get("edition", "")))
+    return sorted(found, key=lambda data: (data["number"], data["edition"]))
 
 
 def load(game: Game, name: str | None) -> dict[str, Any]:

@@ -213,3 +213,17 @@ def test_an_edition_that_is_a_link_out_of_the_pack_is_not_read(packs: Path,
     assert cli.main(["editions", "--cards", str(packs), "mini"]) == 0
     with pytest.raises(PnpError, match="'other' is neither an edition nor a git revision"):
         changes("mini", "other", packs)
+
+
+def test_an_edition_record_of_the_wrong_shape_is_refused_by_name(packs: Path) -> None:
+    pack = _pack(packs)
+    release("mini", "first", packs)
+    path = pack / "editions" / "first.json"
+    record = json.loads(path.read_text("utf-8"))
+    record["faces"]["spells/S1"]["copies"] = "many"
+    path.write_text(json.dumps(record), "utf-8")
+    with pytest.raises(PnpError) as caught:
+        changes("mini", None, packs)
+    assert str(caught.value) == (f"{path}: not an edition record pnp wrote "
+                                 "(faces.spells/S1.copies: Input should be a valid integer, "
+                                 "unable to parse string as an integer)")
