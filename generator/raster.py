@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import io
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,14 +52,15 @@ def draw(pdf: bytes, page: int, box: tuple[float, float, float, float],
     return picture
 
 
-def draw_pages(pdf: bytes, dpi: float) -> list[Image.Image]:
-    """Every page of a PDF drawn whole at `dpi`, RGB."""
+def draw_pages(pdf: bytes, dpi: float) -> Iterator[Image.Image]:
+    """Every page of a PDF drawn whole at `dpi`, RGB, one at a time (a deck of cards at
+    print resolution does not fit in memory at once)."""
     import pypdfium2
 
     document = pypdfium2.PdfDocument(pdf)
     try:
-        return [document[index].render(scale=dpi / 72).to_pil().convert("RGB")
-                for index in range(len(document))]
+        for index in range(len(document)):
+            yield document[index].render(scale=dpi / 72).to_pil().convert("RGB")
     finally:
         document.close()
 
