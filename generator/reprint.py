@@ -25,7 +25,7 @@ from .language import section_words
 from .load import Deck
 from .outputs import proof
 from .outputs.base import ExportSettings, File, Job
-from .outputs.images import ImagesExport
+from .outputs.images import MAX_PIXELS, ImagesExport
 from .outputs.rulebook import has_rulebook, rulebook_markdown
 from .outputs.sheets import SheetsOutput
 from .render import Face
@@ -87,8 +87,14 @@ def _pictures(checked: Checked, out_root: Path, progress: Progress,
     kind = ImagesExport(checked.job, ExportSettings(dpi=proof.PROOF_DPI))
     kind.cache_folder = out_root / ".cache" / "images" / checked.game.name / "proof"
     make(dataclasses.replace(checked, kinds=[kind]), out_root, progress, workers)
-    return lambda face: kind.image(face, kind.pixels(_deck_of(checked.job, face)) or (1, 1),
-                                   bleed=True)
+
+    def picture(face: Face) -> bytes:
+        width, height = kind.pixels(_deck_of(checked.job, face)) or (1, 1)  # generic: never None
+        shrink = min(1.0, (MAX_PIXELS / (width * height)) ** 0.5)  # a 2 m board stays drawable
+        return kind.image(face, (max(1, int(width * shrink)), max(1, int(height * shrink))),
+                          bleed=True)
+
+    return picture
 
 
 def _deck_of(job: Job, face: Face) -> Deck:
