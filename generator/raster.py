@@ -52,15 +52,17 @@ def draw(pdf: bytes, page: int, box: tuple[float, float, float, float],
     return picture
 
 
-def draw_pages(pdf: bytes, dpi: float) -> Iterator[Image.Image]:
-    """Every page of a PDF drawn whole at `dpi`, RGB, one at a time (a deck of cards at
-    print resolution does not fit in memory at once)."""
+def draw_pages(pdf: bytes, dpi: float, max_pixels: int) -> Iterator[Image.Image]:
+    """Every page of a PDF drawn whole at `dpi`, or less sharp where that would pass
+    `max_pixels`, RGB, one at a time (a deck at print resolution does not fit in memory)."""
     import pypdfium2
 
     document = pypdfium2.PdfDocument(pdf)
     try:
         for index in range(len(document)):
-            yield document[index].render(scale=dpi / 72).to_pil().convert("RGB")
+            width, height = document[index].get_size()
+            scale = min(dpi / 72, (max_pixels / (width * height)) ** 0.5)
+            yield document[index].render(scale=scale).to_pil().convert("RGB")
     finally:
         document.close()
 

@@ -21,7 +21,7 @@ from ..parts import Part
 from ..preflight import missing_bleed
 from ..raster import draw_pages, inspect
 from .base import Document, File, Side
-from .images import ImagesExport
+from .images import MAX_PIXELS, ImagesExport
 
 PREVIEW_DPI = 100  # the bleed of each page is checked on a drawing this sharp
 FLATTEN_DPI = 400  # a CMYK file's pages are pictures this sharp (600: twice the time)
@@ -112,7 +112,8 @@ class PrintshopExport(ImagesExport):
         """
         from ..ghostscript import max_ink, to_cmyk
 
-        converted = to_cmyk(as_images(pdf, draw_pages(pdf, FLATTEN_DPI)), self.titles[file])
+        pictures = draw_pages(pdf, FLATTEN_DPI, MAX_PIXELS)  # a 2 m board less sharp
+        converted = to_cmyk(as_images(pdf, pictures), self.titles[file])
         self.notes.append(f"{file}: " + (
             f"{converted.standard} (CMYK through Ghostscript's default_cmyk.icc, the output "
             f"intent; each page drawn at {FLATTEN_DPI} dpi)" if converted.standard else
@@ -134,10 +135,11 @@ class PrintshopExport(ImagesExport):
                 continue
             seen.add(id(side.face))
             card = self._card(side.deck)
-            preview = (round(card.width / 25.4 * PREVIEW_DPI),
-                       round(card.height / 25.4 * PREVIEW_DPI))
+            dpi = min(PREVIEW_DPI, 25.4 * (MAX_PIXELS / (card.width * card.height)) ** 0.5)
+            preview = (max(1, round(card.width / 25.4 * dpi)),
+                       max(1, round(card.height / 25.4 * dpi)))
             missing = missing_bleed(self.picture(side.face, preview, bleed=True),
-                                    round(self.job.geometry.bleed / 25.4 * PREVIEW_DPI))
+                                    round(self.job.geometry.bleed / 25.4 * dpi))
             seen_here = self.inspection(side, f"{document.file} p. {number + 1}", None, None,
                                         colour, missing)
             page_box = (card.width + 2 * self._room(), card.height + 2 * self._room())
