@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR, outputs
 from .assemble import unsound
-from .cache import BuildOptions, PartCache, input_digest, parts_folder
+from .cache import BuildOptions, PartCache, input_digest, parts_place
 from .errors import Finding, PackError, RenderError, display_path, errors_only
 from .execute import Assembled, Executor, Site
 from .fonts import load_fonts
@@ -19,6 +19,7 @@ from .geometry import Box, load_geometry
 from .load import Game, line_of, load_game
 from .manifest import Output, Written, write_set
 from .outputs import Document, Job, OutputKind
+from .owned import check_root
 from .render import Renderer
 from .validate import validate
 from .workers import Workers
@@ -156,7 +157,7 @@ def make(checked: Checked, out_root: Path, progress: Progress,
     and assembled, on `workers` (left running) or a pool of its own; an error on a laid-out
     page stops it."""
     game = checked.game
-    cache = PartCache(parts_folder(out_root, game.name), game.root,
+    cache = PartCache(out_root, parts_place(game.name), game.root,
                       lambda message: progress(f"{game.name}: cache: {message}"))
     with nullcontext(workers) if workers else Workers().start() as pool:
         executor = Executor(game.root, checked.job.fonts, cache, pool,
@@ -183,6 +184,7 @@ def build_game(
     stopped.
     """
     started = time.perf_counter()
+    check_root(out_root)
     digest = input_digest(cards_dir / name, options)
     with nullcontext(workers) if workers else Workers().start() as pool:
         checked = check(name, cards_dir, options)
@@ -193,7 +195,7 @@ def build_game(
         game = checked.game
         progress(f"{name}: loaded and validated {sum(d.copies for d in game.decks)} cards "
                  f"in {len(game.decks)} decks ({len(warnings)} warnings)")
-        cache = PartCache(parts_folder(out_root, name), game.root,
+        cache = PartCache(out_root, parts_place(name), game.root,
                           lambda message: progress(f"{name}: cache: {message}"))
         executor = Executor(game.root, checked.job.fonts, cache, pool,
                             keep_workers=workers is not None,
@@ -243,7 +245,7 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
         return Report(exc.findings, ["everything past loading (game.yaml or its rules do not "
                                      "load)"])
     unchecked = list(checked.unchecked)
-    cache = PartCache(parts_folder(out_root, name), checked.game.root,
+    cache = PartCache(out_root, parts_place(name), checked.game.root,
                       lambda message: progress(f"{name}: cache: {message}"), read_only=True)
     with nullcontext(workers) if workers else Workers() as pool:
         executor = Executor(checked.game.root, checked.job.fonts, cache, pool,

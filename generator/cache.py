@@ -15,8 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
+import weakref
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,6 +23,8 @@ from typing import Any
 
 from . import FONTS_DIR, TEMPLATES_DIR
 from .errors import CODES
+from .files import FileRefused
+from .owned import Folder, Refused, open_path, open_root
 from .parts import (
     FaceBox,
     Found,
@@ -37,7 +38,6 @@ from .parts import (
 )
 
 Notice = Callable[[str], None]
-STATE = ".state.json"  # in each output set: what each file holds and what each paper read
 
 
 @dataclass(frozen=True)
@@ -74,48 +74,19 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def file_sha256(path: Path) -> str:
-    """The hex SHA-256 of a file's content, read in chunks."""
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def read_state(out_dir: Path) -> dict[str, Any]:
-    """An output set's record, `{"files": {name: {"sha256", "kind", "paper"}}, "papers":
-    {paper: {"inputs", "files"}}}`, or an empty one when it is missing or damaged."""
-    try:
-        state = json.loads((out_dir / STATE).read_text(encoding="utf-8"))
-        files, papers = state["files"], state["papers"]
-        if not (isinstance(files, dict) and isinstance(papers, dict)
-                and all(isinstance(info, dict) and isinstance(info.get("sha256"), str)
-                        and all(isinstance(info.get(key), str | None) for key in ("kind", "paper"))
-                        for info in files.values())
-                and all(isinstance(record, dict) and isinstance(record.get("files"), list)
-                        and all(isinstance(name, str) for name in record["files"])
-                        for record in papers.values())):
-            raise ValueError("not an output set's record")
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
-        return {"files": {}, "papers": {}}
-    return {"files": files, "papers": papers}
-
-
-def is_fresh(out_dir: Path, paper: str, digest: str) -> bool:
-    """Whether the last build into out_dir on this paper had these inputs, and every file it
-    wrote (the manifest included) still has the content it was written with."""
-    state = read_state(out_dir)
-    record = state["papers"].get(paper)
-    if not record or record.get("inputs") != digest or not record["files"]:
-        return False
-    try:
-        return all(file_sha256(out_dir / name) == state["files"][name]["sha256"]
-                   for name in [*record["files"], "manifest.json"])
-    except (OSError, KeyError, TypeError):
-        return False
+def parts_place(game: str) -> tuple[str, ...]:
+    """Where below the output folder a game's laid-out parts are kept, outside its sets."""
+    return (".cache", "parts", game)
 
 
 def parts_folder(out_root: Path, game: str) -> Path:
-    """Where a game's laid-out parts are kept, outside its output sets."""
-    return out_root / ".cache" / "parts" / game
+    """The folder of a game's laid-out parts."""
+    return out_root.joinpath(*parts_place(game))
+
+
+INDEX = "index.json"  # in a cache's folder: what each output is made of, and recent builds
+MAX_RECORD = 64 << 20  # bytes: a kept record or index larger than this is damaged
+MAX_KEPT = 1 << 31  # bytes: kept data larger than this is damaged
 
 
 KEEP_BUILDS = 4  # a part no output uses any more stays for this many builds, itself included
@@ -128,41 +99,51 @@ class Damaged(ValueError):
 class PartCache:
     """Laid-out parts and joined outputs on disk, `<name>.pdf` with `<name>.json`, the name a
     hash of the key and of the pack's folder `base` (relative URLs in the same HTML read
-    different files in another folder).
+    different files in another folder), in the folder `where` below `root`, opened without
+    following a link (owned.py).
 
     A part whose record is damaged, or whose PDF does not have the hash the record gives, is
-    a miss told through `notice`; a folder that cannot be used is an empty cache, told once.
-    `read_only` (pnp validate) reads parts and writes nothing.
+    a miss told through `notice`; a folder that cannot be used (a link, one pnp did not make)
+    is an empty cache, told once. `read_only` (pnp validate) reads parts and writes nothing.
+    The same store keeps exported images and an edition's pictures (`suffix` their ending).
     """
 
-    def __init__(self, folder: Path, base: Path | None = None,
-                 notice: Notice = lambda message: None, read_only: bool = False):
-        self.folder, self.base, self.notice, self.read_only = folder, base, notice, read_only
+    def __init__(self, root: Path, where: tuple[str, ...] = (), base: Path | None = None,
+                 notice: Notice = lambda message: None, read_only: bool = False,
+                 suffix: str = ".pdf"):
+        self.folder = root.joinpath(*where)
+        self.base, self.notice, self.read_only, self.suffix = base, notice, read_only, suffix
         self.hits = 0
         self.misses = 0
         self.used: dict[str, list[str]] = {}  # output file: the keys of what it is made of
         self.damaged: set[str] = set()  # names found damaged in this build: never taken again
-        self.usable = self._usable()
+        self._open: Folder | None = None
+        self.usable = self._usable(root, where)
 
-    def _usable(self) -> bool:
+    def _usable(self, root: Path, where: tuple[str, ...]) -> bool:
         """Whether the folder can hold the cache, made when missing (not in read-only mode)."""
         try:
-            if self.folder.is_symlink() or self.folder.exists() and not self.folder.is_dir():
-                if self.read_only:
-                    raise NotADirectoryError(0, "not a folder")
-                self.folder.unlink()
-                self.notice(f"{self.folder} was not a folder; the cache starts anew")
+            with open_root(root, make=not self.read_only) as opened:
+                self._open = open_path(opened, where, make=not self.read_only)
+            weakref.finalize(self, self._open.close)
             if not self.read_only:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                sweep(self.folder)
-            elif not self.folder.exists():
-                return True
-            os.listdir(self.folder)
+                self._open.sweep()
+        except FileNotFoundError:
+            return self.read_only
+        except Refused as exc:
+            self.notice(f"{exc}; the cache is not used")
+            return False
         except OSError as exc:
-            self.notice(f"{self.folder} cannot be used ({exc.strerror or exc}); everything "
-                        "is laid out anew")
+            self.notice(f"{self.folder} cannot be used ({exc.strerror or exc}); everything is "
+                        "made anew")
             return False
         return True
+
+    @property
+    def _folder(self) -> Folder:
+        """The open folder (only when usable)."""
+        assert self._open is not None
+        return self._open
 
     def _name(self, key: str) -> str:
         """The file name of what is kept under `key` for this pack's folder."""
@@ -171,16 +152,16 @@ class PartCache:
         return sha256(f"{self.base.resolve()}\n{key}".encode())
 
     def _read(self, key: str) -> tuple[dict[str, Any], bytes] | None:
-        """A kept record and its PDF, both checked; None when nothing is kept under `key`.
+        """A kept record and its data, both checked; None when nothing is kept under `key`.
         Raises Damaged when what is kept is not what was written."""
         name = self._name(key)
-        if not self.usable or name in self.damaged:
+        if not self.usable or self._open is None or name in self.damaged:
+            return None
+        if self._folder.kind(f"{name}.json") is None:
             return None
         try:
-            text = (self.folder / f"{name}.json").read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeError) as exc:
+            text = self._folder.read(f"{name}.json", MAX_RECORD).decode("utf-8")
+        except (OSError, FileRefused, UnicodeError) as exc:
             raise Damaged(f"its record cannot be read: {exc}") from None
         try:
             meta = json.loads(text)
@@ -191,30 +172,31 @@ class PartCache:
             raise Damaged("its record does not match its seal")
         if meta.get("key") != key:
             raise Damaged("its record is another part's")
+        what = "PDF" if self.suffix == ".pdf" else "image"
         try:
-            pdf = (self.folder / f"{name}.pdf").read_bytes()
-        except OSError as exc:
-            raise Damaged(f"its PDF cannot be read: {exc.strerror or exc}") from None
-        if sha256(pdf) != meta.get("sha256"):
-            raise Damaged("its PDF does not match its hash")
-        return meta, pdf
+            data = self._folder.read(f"{name}{self.suffix}", MAX_KEPT)
+        except (OSError, FileRefused) as exc:
+            raise Damaged(f"its {what} cannot be read: {exc}") from None
+        if sha256(data) != meta.get("sha256"):
+            raise Damaged(f"its {what} does not match its hash")
+        return meta, data
 
-    def _write(self, key: str, pdf: bytes, meta: dict[str, Any]) -> None:
-        """Keep a PDF and its record, the record sealed and written last."""
+    def _write(self, key: str, data: bytes, meta: dict[str, Any]) -> None:
+        """Keep some data and its record, the record sealed and written last."""
         if self.read_only or not self.usable:
             return
         name = self._name(key)
-        record = {**meta, "key": key, "sha256": sha256(pdf)}
+        record = {**meta, "key": key, "sha256": sha256(data)}
         record = json.loads(json.dumps(record, ensure_ascii=False))  # tuples as lists
         record["seal"] = sha256(json.dumps(record, sort_keys=True, ensure_ascii=False).encode())
         try:
-            write_atomic(self.folder / f"{name}.pdf", pdf)
-            write_atomic(self.folder / f"{name}.json",
-                         json.dumps(record, ensure_ascii=False).encode())
-        except OSError as exc:
+            self._folder.write(f"{name}{self.suffix}", data)
+            self._folder.write(f"{name}.json", json.dumps(record, ensure_ascii=False).encode())
+        except (OSError, Refused) as exc:
             self.usable = False
-            self.notice(f"cannot write {exc.filename or self.folder}: {exc.strerror or exc}; "
-                        "nothing more is kept in this build")
+            self.notice(f"cannot write {getattr(exc, 'filename', None) or self.folder}: "
+                        f"{getattr(exc, 'strerror', None) or exc}; nothing more is kept in "
+                        "this run")
         self.damaged.discard(name)
 
     def discard(self, key: str, why: str = "", what: str = "part",
@@ -225,10 +207,10 @@ class PartCache:
         self.damaged.add(name)
         if why:
             self.notice(f"{what} {name[:8]}… was damaged ({why}); {again}")
-        if not self.read_only:
-            for suffix in (".json", ".pdf"):
-                with contextlib.suppress(OSError):
-                    (self.folder / f"{name}{suffix}").unlink(missing_ok=True)
+        if not self.read_only and self.usable:
+            for suffix in (".json", self.suffix):
+                with contextlib.suppress(OSError, Refused):
+                    self._folder.remove(f"{name}{suffix}")
 
     def get(self, key: str) -> LaidOut | None:
         """A part laid out before, if it is sound and every file it read is unchanged."""
@@ -250,12 +232,14 @@ class PartCache:
                                     "files": part.files, "anchors": part.anchors,
                                     "links": part.links, "faces": part.faces})
 
-    def joined(self, key: str, join: Callable[[], bytes]) -> bytes:
-        """An output joined from its parts before, or joined now and kept."""
+    def joined(self, key: str, join: Callable[[], bytes], what: str = "joined output",
+               again: str = "joined again") -> bytes:
+        """What was made under `key` before (an output joined from its parts, an image), or
+        made now by `join` and kept."""
         try:
             kept = self._read(key)
         except Damaged as exc:
-            self.discard(key, str(exc), "joined output", "joined again")
+            self.discard(key, str(exc), what, again)
             kept = None
         if kept is not None:
             return kept[1]
@@ -263,19 +247,34 @@ class PartCache:
         self._write(key, data, {})
         return data
 
+    def keep(self, key: str, data: bytes) -> None:
+        """Keep some data under `key`."""
+        self._write(key, data, {})
+
+    def kept(self, key: str) -> bytes | None:
+        """What is kept under `key`, checked; None when nothing sound is."""
+        try:
+            found = self._read(key)
+        except Damaged as exc:
+            self.discard(key, str(exc), "kept picture", "left out")
+            return None
+        return None if found is None else found[1]
+
     def keep_only(self) -> None:
         """Record what each output file is made of; delete the parts that none of the last
         KEEP_BUILDS builds used, so undoing an edit finds its parts still there."""
         if self.read_only or not self.usable:
             return
-        index_path = self.folder / "index.json"
+        folder = self._folder
         try:
-            index = json.loads(index_path.read_text(encoding="utf-8"))
+            index = json.loads(folder.read(INDEX, MAX_RECORD))
             outputs, recent = dict(index["outputs"]), list(index["recent"])
             if not all(isinstance(keys, list) and all(isinstance(key, str) for key in keys)
                        for keys in [*outputs.values(), *recent]):
                 raise ValueError("not lists of names")
-        except FileNotFoundError:
+        except FileRefused as exc:
+            if exc.code != "E001" or folder.kind(INDEX) is not None:
+                self.notice("index.json was damaged; it starts anew")
             outputs, recent = {}, []
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             self.notice("index.json was damaged; it starts anew")
@@ -286,13 +285,14 @@ class PartCache:
         recent = [now, *recent][:KEEP_BUILDS]
         live = {name for names in recent for name in names} | {"index"}
         try:
-            write_atomic(index_path, json.dumps({"outputs": outputs, "recent": recent},
-                                                indent=1, sort_keys=True).encode())
-            for path in self.folder.iterdir():
-                if path.is_file() and not path.name.startswith(".") and path.stem not in live:
-                    path.unlink(missing_ok=True)
-        except OSError as exc:
-            self.notice(f"cannot tidy {self.folder}: {exc.strerror or exc}")
+            folder.write(INDEX, json.dumps({"outputs": outputs, "recent": recent},
+                                           indent=1, sort_keys=True).encode())
+            for name in folder.names():
+                if not name.startswith(".") and name.split(".")[0] not in live \
+                        and folder.kind(name) == "file":
+                    folder.remove(name)
+        except (OSError, Refused) as exc:
+            self.notice(f"cannot tidy {self.folder}: {getattr(exc, 'strerror', None) or exc}")
 
 
 def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
@@ -335,44 +335,3 @@ def stamp_or_none(path: Path) -> tuple[str, int, int] | None:
         return stamp(path)
     except OSError:
         return None
-
-
-TEMP = ".tmp"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a file through a temporary neighbour and a rename, so readers never see half.
-    The neighbour's name holds this process's id, so a later `sweep` knows it left over."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP,
-                               dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def sweep(folder: Path) -> None:
-    """Delete the temporary files that processes no longer running left in a folder."""
-    for path in folder.glob(f".*{TEMP}"):
-        try:
-            pid = int(path.name.removesuffix(TEMP).split(".")[-2])
-        except (ValueError, IndexError):
-            continue
-        if pid > 0 and not _running(pid):
-            path.unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    """Whether a process of this id is running."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return True
-    return True

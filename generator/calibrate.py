@@ -11,6 +11,7 @@ from . import TEMPLATES_DIR
 from .geometry import Box
 from .language import calibration_words
 from .language import languages as languages  # the languages `pnp calibrate --lang` offers
+from .owned import open_root
 
 SCALE = 6  # mm either side of zero on each back scale
 STATION = 60  # mm from the paper's edge (below the instructions) to the outer stations
@@ -90,10 +91,8 @@ def calibration_pdf(paper: Box, flip: str, offset: tuple[float, float],
 def write_calibration(out: Path, paper_name: str, paper: Box, flip: str,
                       offset: tuple[float, float], language: str) -> Path:
     """Write calibrate-<paper>.pdf into `out`; returns its path."""
-    out.mkdir(parents=True, exist_ok=True)
     path = out / f"calibrate-{paper_name}.pdf"
     data = calibration_pdf(paper, flip, offset, language)
-    temporary = path.with_suffix(".pdf.part")
-    temporary.write_bytes(data)
-    temporary.replace(path)
+    with open_root(out) as folder:
+        folder.write(path.name, data)
     return path

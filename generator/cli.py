@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME
-from .cache import BuildOptions, input_digest, is_fresh
+from .cache import BuildOptions, input_digest
 from .calibrate import languages
 from .errors import PackError, PnpError
 from .geometry import load_geometry
+from .manifest import is_fresh
 from .printer import FLIPS, Printer, load_printer, parse_offset
 
 PRINTERS_FILE = "printers.yaml"  # in the folder pnp is run from

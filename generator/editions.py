@@ -13,21 +13,28 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import PnpError, display_path
-from .files import FileRefused, pack_bytes
+from .errors import _CONTROL, PnpError, display_path
+from .files import FileRefused, pack_text
 from .load import Deck, Game
 from .outputs.base import Job
+from .owned import Refused, open_named
 from .render import CARDS_READ, Face
 
 FOLDER = "editions"
 FORMAT = 1  # the record's layout
-_NAME = re.compile(r"^[\w][\w.-]{0,63}$")
+_NAME = re.compile(r"\w[\w.-]{0,63}")  # an edition's name, matched whole
+MAX_NUMBER = 1_000_000  # editions are numbered from 1; a record numbered past this is left out
+MAX_DEPTH = 256  # a record nests a card's data (YAML: at most 200 deep) in a few levels of its own
+MAX_VALUES = 2_000_000  # the values of one record's JSON (~200 MB as Python objects) at most
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')  # a JSON string, escapes included
+_BRACKET = re.compile(r"[\[\]{}]")
 _PLACEHOLDER = re.compile(r"\{([^{}:\n]+)\}")  # `{a.b + 1}`; not YAML's `{key: value}`
 _PATH = re.compile(r"[A-Za-z_][\w-]*(?:\.[\w-]+)*")
 _HEADING = re.compile(r"^(#{1,3}) +(.+?) *#*$")
@@ -150,25 +157,91 @@ def folder(game: Game) -> Path:
     return game.root / FOLDER
 
 
+class _LeftOut(Exception):
+    """A file in editions/ that is no record this pnp reads: why, and its line when known."""
+
+    def __init__(self, message: str, line: int = 0):
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
 def listed(game: Game) -> list[dict[str, Any]]:
-    """The pack's editions, oldest first: each record's name, number, version and faces."""
+    """The pack's editions, oldest first: each record's name, number, version and faces. A file
+    there that is no record this pnp reads is left out with a notice naming it; a record of
+    pnp's format but of another shape is refused (PnpError)."""
     found = []
     for path in sorted(folder(game).glob("*.json")):
-        try:  # inside the pack, a regular file, within the pack's limit, as every file it has
-            data = json.loads(pack_bytes(game.root, f"{FOLDER}/{path.name}",
-                                         game.spec.limits.file_bytes))
-        except (FileRefused, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("format") == FORMAT:
-            try:
-                Record.model_validate(data)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(map(str, first["loc"]))
-                raise PnpError(f"{display_path(path)}: not an edition record pnp wrote "
-                               f"({where}: {first['msg']})") from None
-            found.append(data)
+        try:
+            found.append(_record(game, path))
+        except _LeftOut as exc:
+            where = f"{display_path(path)}:{exc.line}" if exc.line else display_path(path)
+            _tell(f"{where}: {exc.message}; left out")
     return sorted(found, key=lambda data: (data["number"], data["edition"]))
+
+
+def _record(game: Game, path: Path) -> dict[str, Any]:
+    """An edition's record as pnp wrote it, checked: _LeftOut when the file is none."""
+    try:  # inside the pack, a regular file, within the pack's limit, as every file it has
+        text = pack_text(game.root, f"{FOLDER}/{path.name}", game.spec.limits.file_bytes)
+    except FileRefused as exc:
+        raise _LeftOut(exc.message, exc.line) from None
+    _check_json(text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _LeftOut(f"not JSON ({exc.msg})", exc.lineno) from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise _LeftOut(f"not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise _LeftOut(f"not an edition record of format {FORMAT}, the one this pnp writes")
+    try:
+        checked = Record.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        raise PnpError(f"{display_path(path)}: not an edition record pnp wrote "
+                       f"({where}: {first['msg']})") from None
+    if not 1 <= checked.number <= MAX_NUMBER:
+        raise _LeftOut(f"its number is not from 1 to {MAX_NUMBER}")
+    if not _NAME.fullmatch(checked.edition):
+        raise _LeftOut("its edition name is not one pnp writes (letters, digits, '.', '-' and "
+                       "'_', at most 64)")
+    return {**data, "number": checked.number}  # "3" read as 3, as the other numbers are
+
+
+def _check_json(text: str) -> None:
+    """Refuse JSON that nests past MAX_DEPTH or holds more than MAX_VALUES values, before it
+    is parsed (Python's parser recurses, and builds an object for each value)."""
+    bare = _STRING.sub('""', text)  # a string holds no line break: lines stay where they are
+    if bare.count(",") + bare.count("[") + bare.count("{") > MAX_VALUES:
+        raise _LeftOut(f"it holds more than {MAX_VALUES} values")
+    depth = 0
+    for bracket in _BRACKET.finditer(bare):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth < 0:  # a bracket closing none: the parser tells where
+            return
+        if depth > MAX_DEPTH:
+            raise _LeftOut(f"it nests more than {MAX_DEPTH} deep",
+                           bare.count("\n", 0, bracket.start()) + 1)
+
+
+_told: set[str] = set()
+
+
+def _tell(notice: str) -> None:
+    """A notice on stderr, once in a process however often the editions are listed."""
+    if notice not in _told:
+        _told.add(notice)
+        print(f"pnp: {notice}".translate(_CONTROL), file=sys.stderr, flush=True)
+
+
+def next_number(game: Game) -> int:
+    """The number the next edition of the game records: one more than the last's."""
+    number = 1 + max((data["number"] for data in listed(game)), default=0)
+    if number > MAX_NUMBER:
+        raise PnpError(f"{game.name}: the last edition is numbered {MAX_NUMBER}, the highest "
+                       "number an edition may have")
+    return number
 
 
 def load(game: Game, name: str | None) -> dict[str, Any]:
@@ -189,15 +262,18 @@ def load(game: Game, name: str | None) -> dict[str, Any]:
 def save(game: Game, data: dict[str, Any]) -> Path:
     """Write an edition's record into the pack; a name already used is refused."""
     name = str(data["edition"])
-    if not _NAME.match(name):
-        raise PnpError(f"edition name '{name}': letters, digits, '.', '-' and '_' only, at most "
+    if not _NAME.fullmatch(name):
+        raise PnpError(f"edition name {name!r}: letters, digits, '.', '-' and '_' only, at most "
                        "64")
     path = folder(game) / f"{name}.json"
-    if path.exists():
+    if path.exists() or path.is_symlink():
         raise PnpError(f"{path}: edition '{name}' exists already; give the new one another name")
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
-                    encoding="utf-8")
+    text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    try:
+        with open_named(game.root, make=False) as pack, pack.sub(FOLDER, mark=False) as records:
+            records.write(path.name, text.encode("utf-8"), replace=False)
+    except Refused as exc:
+        raise PnpError(f"{path}: edition '{name}' is not written: {exc}") from None
     return path
 
 

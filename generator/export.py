@@ -8,22 +8,23 @@ when a build made them; its files are preflighted (preflight.py), then written w
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR, outputs, preflight
 from .build import check, make
-from .cache import BuildOptions
-from .errors import PackError, PnpError, RenderError, errors_only
+from .cache import BuildOptions, PartCache
+from .errors import PackError, PnpError, errors_only
 from .outputs.base import ExportSettings, File
 from .outputs.images import MAX_DPI, ImagesExport
 from .outputs.tts import TtsExport
+from .owned import Refused, check_root, folder_at, write_tree
 from .workers import Workers
 
 REPORT = "preflight.json"
+MIN_DPI = 10  # below it a card is a few pixels across, and a thin one none (0.01 dpi: 0 px)
 
 
 def export(name: str, to: str = "images", settings: ExportSettings = ExportSettings(),
@@ -32,9 +33,9 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     """Export a game as `to` asks into `out_root/<game>-export/<to>/`, put in place whole only
     when nothing failed (with `strict`, no preflight finding either); return that folder."""
     started = time.perf_counter()
-    if not 0 < settings.dpi <= MAX_DPI:
-        raise PnpError(f"--dpi {settings.dpi:g}: an export draws at more than 0 and at most "
-                       f"{MAX_DPI} dpi")
+    if not MIN_DPI <= settings.dpi <= MAX_DPI:
+        raise PnpError(f"--dpi {settings.dpi:g}: an export draws at {MIN_DPI} to {MAX_DPI} dpi")
+    check_root(out_root)
     kind_class = {kind.name: kind for kind in outputs.EXPORTS}[to]
     checked = check(name, cards_dir, BuildOptions(only=(to,)),
                     kinds=[lambda job: kind_class(job, settings)])
@@ -42,8 +43,9 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
         raise PackError(errors_only(checked.findings))
     kind = checked.kinds[0]
     assert isinstance(kind, ImagesExport)
-    kind.cache_folder = out_root / ".cache" / "images" / name / to
-    folder = out_root / f"{name}-export" / to
+    kind.cache = images_cache(out_root, checked.game.name, to, checked.game.root, progress)
+    place = (f"{name}-export", to)
+    folder = out_root.joinpath(*place)
     if isinstance(kind, TtsExport):
         kind.folder = folder.resolve()
     results = make(checked, out_root, progress, workers)
@@ -59,7 +61,7 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     for finding in problems:
         progress(str(finding))
     files.append(File(REPORT, preflight.report(name, to, settings.profile, kind.inspected)))
-    write_whole(folder, files)
+    write_whole(out_root, place, files)
     kind.keep_only()
     what = f"{to}, {settings.profile}" if to == "images" else to
     progress(f"{name}: wrote {len(files) - 1} files ({what}) to {folder} in "
@@ -68,23 +70,31 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     return folder
 
 
-def write_whole(folder: Path, files: list[File]) -> None:
-    """The files written beside `folder`, then put in its place at once."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    try:
-        for file in files:
-            target = staging / file.name
-            if not target.resolve().is_relative_to(staging.resolve()):  # ids are made safe
-                raise RenderError(f"{file.name} would be written outside {folder}; a bug in pnp")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(file.data)
-        old = folder.parent / f".old-{folder.name}"
-        shutil.rmtree(old, ignore_errors=True)
-        if folder.exists():
-            folder.rename(old)
-        staging.rename(folder)
-        shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+def images_cache(out_root: Path, game: str, kind: str, pack: Path,
+                 progress: Any) -> PartCache:
+    """Where an export kind's drawn images are kept between runs, keyed by the pack's folder
+    too, each sealed and checked like a laid-out part."""
+    return PartCache(out_root, (".cache", "images", game, kind), pack,
+                     lambda message: progress(f"{game}: cache: {message}"), suffix=".image")
+
+
+def write_whole(out_root: Path, place: tuple[str, ...], files: list[File]) -> None:
+    """The files written into a new folder beside `out_root/place`, then swapped into its
+    place in one step; the old one (pnp's own, else refused) is then deleted. A run killed
+    before the swap leaves the old folder whole, and the next run sweeps what it left."""
+    *parents, last = place
+    with folder_at(out_root, *parents) as parent:
+        parent.sweep()
+        staging = parent.staging(last)
+        try:
+            with parent.sub(staging) as fresh:
+                write_tree(fresh, {file.name: file.data for file in files})
+            if parent.kind(last) is None:
+                parent.rename(staging, last)
+                return
+            parent.sub(last, make=False).close()  # pnp's own, or refused
+            parent.exchange(staging, last)
+        finally:
+            with contextlib.suppress(OSError, Refused):
+                if parent.kind(staging) is not None:
+                    parent.remove_tree(staging)

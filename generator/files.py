@@ -82,12 +82,17 @@ def _size(size: int) -> str:
     return f"{size / 1_000_000:.1f}".removesuffix(".0") + " MB"
 
 
-def read_bytes(path: Path, limit: int, *, name: str | None = None) -> bytes:
+def read_bytes(path: Path, limit: int, *, name: str | None = None,
+               dir_fd: int | None = None) -> bytes:
     """The bytes of a regular file no larger than `limit` bytes; anything else is refused
-    (a FIFO, a device, a folder) without blocking, and no more than limit + 1 bytes are read."""
+    (a FIFO, a device, a folder) without blocking, and no more than limit + 1 bytes are read.
+    With `dir_fd`, `path` is one name in that folder, and a link there is refused."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags | (os.O_NOFOLLOW if dir_fd is not None else 0), dir_fd=dir_fd)
     except (OSError, ValueError) as exc:
+        if dir_fd is not None and getattr(exc, "errno", None) == errno.ELOOP:
+            raise FileRefused("E050", f"{_called(path, name)} is a symbolic link") from None
         raise _unreadable(path, name, exc) from None
     try:
         _vet(os.fstat(fd), path, name, limit)

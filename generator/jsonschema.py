@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .files import FileRefused, inside, read_bytes
+from .owned import open_named
 from .rules import PLACEHOLDER
 from .schema import CardBase, DeckSpec, FieldSpec, GameSpec, card_model
 from .spreadsheet import is_spreadsheet
@@ -176,14 +177,13 @@ def pack_schemas(spec: GameSpec) -> list[SchemaFile]:
 
 
 def write_schemas(out: Path, schemas: list[SchemaFile]) -> list[Path]:
-    """Write each schema into `out`, which is made if need be; the paths written."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for item in schemas:
-        path = out / item.name
-        path.write_text(dumps(item.schema), encoding="utf-8", newline="\n")
-        written.append(path)
-    return written
+    """Write each schema into `out`, which is made if need be; the paths written. A link
+    where the folder or a schema goes is refused, never followed."""
+    out = Path(os.path.abspath(out))
+    with open_named(out.parent) as parent, parent.sub(out.name, mark=False) as folder:
+        for item in schemas:
+            folder.write(item.name, dumps(item.schema).encode("utf-8"))
+    return [out / item.name for item in schemas]
 
 
 def add_modelines(root: Path, out: Path, schemas: list[SchemaFile], limit: int) -> list[Path]:
@@ -212,14 +212,10 @@ def add_modelines(root: Path, out: Path, schemas: list[SchemaFile], limit: int) 
 
 
 def _replace(path: Path, data: bytes) -> None:
-    """Give a designer's file new content at once, its mode kept: never half written."""
-    temporary = path.with_name(f".{path.name}.pnp-schema")
-    try:
-        temporary.write_bytes(data)
-        shutil.copymode(path, temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    """Give a designer's file (its real path) new content at once, its mode kept: never half
+    written, never through a link."""
+    with open_named(path.parent, make=False) as folder:
+        folder.write(path.name, data, mode=stat.S_IMODE(path.lstat().st_mode))
 
 
 def modeline(schema: str) -> str:

@@ -6,27 +6,33 @@ build writes a new set beside it: the files it made, the files of the current se
 not make again (another paper's PDFs, an output kind it was not asked for) as hard links, the
 manifest, and `.state.json` (each file's hash, and what each paper's last build read); then it
 replaces the link in one rename. A build that fails or is killed before that leaves the
-current set as it was, and what it left behind is deleted by the next build. A folder
-`build/<game>` from an older version becomes the first set.
+current set as it was, and what it left behind is deleted by the next build. Every folder
+and file goes through owned.py: a folder, file or link at `build/<game>` that pnp did not
+make is refused, never replaced.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
-import shutil
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cache import STATE, file_sha256, read_state, sha256
+from .cache import sha256
 from .errors import RenderError
+from .files import FileRefused
+from .owned import MARK, Folder, Refused, open_path, open_root
 
 SETS = ".sets"  # under the output folder: every game's sets
 MANIFEST = "manifest.json"
+STATE = ".state.json"  # in each set: what each file holds and what each paper read
+LOCK = ".lock"
+MAX_RECORD = 64 << 20  # bytes: a set's manifest or record larger than this is damaged
+MAX_KEPT = 1 << 34  # bytes: a file of a set copied where hard links cannot be made
 
 
 @dataclass
@@ -67,104 +73,103 @@ def write_set(out_root: Path, written: Written,
               notice: Callable[[str], None] = lambda message: None) -> dict:
     """Write a game's outputs as a new set and make it the current one; return the manifest.
 
-    Raises RenderError, naming the file, when the disk refuses (full, read-only); the
-    current set is then as it was.
+    Raises RenderError, naming the file, when the disk refuses (full, read-only) or when
+    something pnp did not make stands where the sets go; the current set is then as it was.
     """
-    link, sets = out_root / written.game, out_root / SETS / written.game
+    game = written.game
     try:
-        _folder(out_root / SETS, notice)
-        _folder(sets, notice)
-        with _locked(sets / ".lock"):
-            current = _current(link, sets, notice)
+        with open_root(out_root) as root, open_path(root, (SETS, game)) as sets, \
+                sets.locked(LOCK):
+            current = _current(root, sets, game)
             _tidy(sets, current, notice)
-            new = sets / str(_next(sets))
-            new.mkdir()
-            try:
-                manifest = _fill(new, link, current, written, notice)
-                _swap(link, new)
-            except BaseException:
-                shutil.rmtree(new, ignore_errors=True)
-                raise
+            name = str(_next(sets))
+            with sets.sub(name) as new:
+                try:
+                    manifest = _fill(new, sets, current, written, notice, root.path / game)
+                    root.link_to(game, f"{SETS}/{game}/{name}")
+                except BaseException:
+                    sets.remove_tree(name)
+                    raise
             if current is not None:
-                shutil.rmtree(current, ignore_errors=True)  # else the next build deletes it
+                with contextlib.suppress(OSError, Refused):  # else the next build deletes it
+                    sets.remove_tree(current)
     except OSError as exc:
-        where = exc.filename if exc.filename is not None else sets
+        where = exc.filename if exc.filename is not None else out_root / SETS / game
         raise RenderError(f"cannot write {where}: {exc.strerror or exc}") from None
     return manifest
 
 
-def _fill(new: Path, link: Path, current: Path | None, written: Written,
-          notice: Callable[[str], None]) -> dict:
+def _fill(new: Folder, sets: Folder, current: str | None, written: Written,
+          notice: Callable[[str], None], shown: Path) -> dict:
     """Fill a new set: the files made, those of the current set kept, the manifest, and the
     record of every file's hash, written last."""
     files: dict[str, dict[str, Any]] = {}
     for output in written.outputs:
-        _put(new / output.name, output.data, link / output.name)
+        _put(new, output.name, output.data, shown)
         files[output.name] = {"sha256": sha256(output.data), "kind": output.kind,
                               "paper": written.paper}
-    kept = _keep(new, current, written, notice) if current is not None else {}
+    old_manifest: dict[str, Any] = {}
+    old: dict[str, Any] = {"files": {}, "papers": {}}
+    kept: dict[str, dict[str, Any]] = {}
+    if current is not None:
+        with sets.sub(current, make=False) as before:
+            old_manifest, old = _manifest(before), read_state(before)
+            kept = _keep(new, before, old_manifest, old, written, notice)
     files.update(kept)
-    old = read_state(current) if current is not None else {"papers": {}}
     papers = {paper: record for paper, record in old["papers"].items()
               if paper != written.paper and all(name in kept for name in record["files"])}
     papers[written.paper] = {"inputs": written.inputs,
                              "files": sorted(output.name for output in written.outputs)}
     entries = [asdict(output.entry) for output in written.outputs if output.entry is not None]
-    entries += [entry for entry in _manifest(current).get("outputs", []) if entry["file"] in kept]
+    entries += [entry for entry in old_manifest.get("outputs", []) if entry["file"] in kept]
     manifest = {"game": written.game, "version": written.version,
                 "outputs": sorted(entries, key=lambda entry: entry["file"])}
     text = (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    _put(new / MANIFEST, text, link / MANIFEST)
+    _put(new, MANIFEST, text, shown)
     files[MANIFEST] = {"sha256": sha256(text)}
     state = {"files": dict(sorted(files.items())), "papers": dict(sorted(papers.items()))}
-    _put(new / STATE, (json.dumps(state, indent=1) + "\n").encode(), link / STATE)
+    _put(new, STATE, (json.dumps(state, indent=1) + "\n").encode(), shown)
     return manifest
 
 
-def _keep(new: Path, current: Path, written: Written,
-          notice: Callable[[str], None]) -> dict[str, dict[str, Any]]:
+def _keep(new: Folder, current: Folder, manifest: dict[str, Any], state: dict[str, Any],
+          written: Written, notice: Callable[[str], None]) -> dict[str, dict[str, Any]]:
     """Link into the new set each file of the current one this build does not make again, of
     the same game and version, its content checked; return what each holds."""
-    manifest = _manifest(current)
     if (manifest.get("game"), manifest.get("version")) != (written.game, written.version):
         return {}  # another edition: its other papers' files are out of date
     made = {output.name for output in written.outputs}
-    state = read_state(current)
     remade = {(written.paper, kind) for kind in written.kinds}
-    if state["files"]:
-        wanted = {name: info for name, info in state["files"].items()
-                  if name != MANIFEST and name not in made
-                  and (info.get("paper"), info.get("kind")) not in remade}
-    else:  # a set from an older version, or its record lost: other papers' listed PDFs
-        wanted = {entry["file"]: {"kind": None, "paper": entry.get("paper"), "sha256": None}
-                  for entry in manifest.get("outputs", []) if entry.get("paper") != written.paper}
+    wanted = {name: info for name, info in state["files"].items()
+              if name != MANIFEST and name not in made
+              and (info.get("paper"), info.get("kind")) not in remade}
     kept = {}
     for name, info in sorted(wanted.items()):
-        source = current / name
-        if not _plain(name) or source.is_symlink() or not source.is_file():
+        if not _plain(name) or current.kind(name) != "file":
             continue
         try:
-            digest = file_sha256(source)
+            digest: str | None = current.digest(name)
         except OSError:
             digest = None
-        if digest is None or info["sha256"] is not None and digest != info["sha256"]:
+        if digest is None or digest != info["sha256"]:
             notice(f"{name} was damaged since it was written; left out (build its paper again)")
             continue
         try:
-            os.link(source, new / name)
+            os.link(name, name, src_dir_fd=current.fd, dst_dir_fd=new.fd,
+                    follow_symlinks=False)
         except OSError:  # a file system without hard links
-            shutil.copyfile(source, new / name)
+            new.write(name, current.read(name, MAX_KEPT), replace=False)
         kept[name] = {**info, "sha256": digest}
     return kept
 
 
-def _manifest(folder: Path | None) -> dict[str, Any]:
+def _manifest(folder: Folder) -> dict[str, Any]:
     """A set's manifest, its entries those that name a file; empty when it has none."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8")) if folder else {}
+        manifest = json.loads(folder.read(MANIFEST, MAX_RECORD))
         outputs = [entry for entry in manifest.get("outputs", [])
                    if isinstance(entry, dict) and isinstance(entry.get("file"), str)]
-    except (OSError, ValueError, AttributeError, TypeError, RecursionError):
+    except (OSError, FileRefused, ValueError, AttributeError, TypeError, RecursionError):
         return {}
     return {**manifest, "outputs": outputs}
 
@@ -174,88 +179,91 @@ def _plain(name: str) -> bool:
     return bool(name) and Path(name).name == name and not name.startswith(".")
 
 
-def _put(path: Path, data: bytes, shown: Path) -> None:
+def _put(folder: Folder, name: str, data: bytes, shown: Path) -> None:
     """Write a file of the new set. It is not forced to the disk: a kill leaves the current
     set whole, and after a power cut the hashes in the record tell the next build what to
     make again."""
-    if not _plain(path.name) and path.name != STATE:
-        raise RenderError(f"an output may not be named {path.name!r}")
+    if not _plain(name) and name != STATE:
+        raise RenderError(f"an output may not be named {name!r}")
     try:
-        with path.open("xb") as handle:
-            handle.write(data)
+        folder.write(name, data, replace=False)
     except OSError as exc:
-        raise RenderError(f"cannot write {shown}: {exc.strerror or exc}") from None
+        raise RenderError(f"cannot write {shown / name}: {exc.strerror or exc}") from None
 
 
-def _folder(path: Path, notice: Callable[[str], None]) -> None:
-    """Make a folder, replacing a file or link that stands where it goes."""
-    if path.is_symlink() or path.exists() and not path.is_dir():
-        notice(f"{path} was not a folder; replaced")
-        path.unlink()
-    path.mkdir(parents=True, exist_ok=True)
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold a lock on a game's sets, so two builds of it never write them at once."""
-    try:
-        import fcntl
-    except ImportError:  # not on this system: builds of one game are not run side by side
-        yield
-        return
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-
-
-def _current(link: Path, sets: Path, notice: Callable[[str], None]) -> Path | None:
-    """The game's current set: where its link points, when that is one of its sets. A folder
-    from an older version becomes a set; anything else at the link's place is replaced."""
-    if link.is_symlink():
-        target = os.readlink(link)
-        pattern = rf"{re.escape(SETS)}/{re.escape(link.name)}/[0-9]+"
-        found = link.parent / target
-        if re.fullmatch(pattern, target) and found.is_dir() and not found.is_symlink():
-            return found
-        notice(f"{link} pointed elsewhere than its sets; replaced")
+def _current(root: Folder, sets: Folder, game: str) -> str | None:
+    """The name of the game's current set: where its link points, when that is one of its
+    sets. Anything else at the link's place (a folder, a file, a link elsewhere) is not pnp's,
+    and is refused."""
+    kind = root.kind(game)
+    if kind is None:
         return None
-    if link.is_dir():  # written by an older version: its files become the first set
-        first = sets / str(_next(sets))
-        os.rename(link, first)
-        _swap(link, first)
-        return first
-    if link.exists():
-        notice(f"{link} was not a folder; replaced")
-    return None
+    target = root.target(game)
+    prefix = f"{SETS}/{game}/"
+    if target is None or not target.startswith(prefix) or not re.fullmatch(
+            "[0-9]+", target.removeprefix(prefix)):
+        what = "a link elsewhere than its sets" if target else f"a {kind}"
+        raise Refused(f"{root.path / game} is {what}, not pnp's: pnp neither follows nor "
+                      "replaces it (move it away)")
+    name = target.removeprefix(prefix)
+    return name if sets.kind(name) == "folder" else None
 
 
-def _tidy(sets: Path, current: Path | None, notice: Callable[[str], None]) -> None:
+def _tidy(sets: Folder, current: str | None, notice: Callable[[str], None]) -> None:
     """Delete what builds that failed or were killed left among the sets."""
-    for path in sets.iterdir():
-        if path == current or path.name == ".lock":
+    for name in sets.names():
+        if name in (current, LOCK, MARK):
             continue
         try:
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
+            if sets.kind(name) == "folder":
+                sets.remove_tree(name)
             else:
-                path.unlink()
-        except OSError as exc:
-            notice(f"cannot delete {path}: {exc.strerror or exc}")
+                sets.remove(name)
+        except (OSError, Refused) as exc:
+            notice(f"cannot delete {sets.path / name}: {getattr(exc, 'strerror', None) or exc}")
 
 
-def _next(sets: Path) -> int:
+def _next(sets: Folder) -> int:
     """A number no set of the game has."""
-    return 1 + max((int(path.name) for path in sets.iterdir()
-                    if re.fullmatch("[0-9]+", path.name)), default=0)
+    return 1 + max((int(name) for name in sets.names() if re.fullmatch("[0-9]+", name)),
+                   default=0)
 
 
-def _swap(link: Path, target: Path) -> None:
-    """Point the link at a set in one step: a new link renamed over the old."""
-    temporary = target.parent / f".link.{os.getpid()}.tmp"
-    temporary.unlink(missing_ok=True)
-    os.symlink(os.path.relpath(target, link.parent), temporary)
+def read_state(folder: Folder) -> dict[str, Any]:
+    """An output set's record, `{"files": {name: {"sha256", "kind", "paper"}}, "papers":
+    {paper: {"inputs", "files"}}}`, or an empty one when it is missing or damaged."""
     try:
-        os.replace(temporary, link)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+        state = json.loads(folder.read(STATE, MAX_RECORD))
+        files, papers = state["files"], state["papers"]
+        if not (isinstance(files, dict) and isinstance(papers, dict)
+                and all(isinstance(info, dict) and isinstance(info.get("sha256"), str)
+                        and all(isinstance(info.get(key), str | None) for key in ("kind", "paper"))
+                        for info in files.values())
+                and all(isinstance(record, dict) and isinstance(record.get("files"), list)
+                        and all(isinstance(name, str) for name in record["files"])
+                        for record in papers.values())):
+            raise ValueError("not an output set's record")
+    except (OSError, FileRefused, ValueError, KeyError, TypeError, RecursionError):
+        return {"files": {}, "papers": {}}
+    return {"files": files, "papers": papers}
+
+
+def is_fresh(out_dir: Path, paper: str, digest: str) -> bool:
+    """Whether the last build into out_dir (`<out>/<game>`) on this paper had these inputs,
+    and every file it wrote (the manifest included) still has the content it was written
+    with; read through pnp's own link only."""
+    try:
+        with open_root(out_dir.parent, make=False) as root, \
+                open_path(root, (SETS, out_dir.name), make=False) as sets:
+            current = _current(root, sets, out_dir.name)
+            if current is None:
+                return False
+            with sets.sub(current, make=False) as folder:
+                state = read_state(folder)
+                record = state["papers"].get(paper)
+                if not record or record.get("inputs") != digest or not record["files"]:
+                    return False
+                return all(folder.digest(name) == state["files"][name]["sha256"]
+                           for name in [*record["files"], MANIFEST])
+    except (OSError, Refused, KeyError, TypeError):
+        return False

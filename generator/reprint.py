@@ -6,9 +6,6 @@ and `pnp release` records the new edition in the pack."""
 from __future__ import annotations
 
 import dataclasses
-import io
-import subprocess
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
@@ -16,11 +13,11 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from . import BUILD_DIR, CARDS_DIR, changelog, editions
+from . import BUILD_DIR, CARDS_DIR, changelog, editions, git
 from .build import Checked, check, make
 from .cache import BuildOptions
 from .errors import PackError, PnpError, errors_only
-from .export import write_whole
+from .export import images_cache, write_whole
 from .language import section_words
 from .load import Deck
 from .outputs import proof
@@ -28,6 +25,7 @@ from .outputs.base import ExportSettings, File, Job
 from .outputs.images import MAX_PIXELS, ImagesExport
 from .outputs.rulebook import has_rulebook, rulebook_markdown
 from .outputs.sheets import SheetsOutput
+from .owned import check_root
 from .render import Face
 from .workers import Workers
 
@@ -56,14 +54,19 @@ def release(name: str, edition: str | None, cards_dir: Path = CARDS_DIR,
     """Record the game as it prints now as an edition in its pack, and, given `out_root`, keep
     a picture of every face there for the proofs of later reprints; return the record's
     path."""
-    checked = checked_game(name, cards_dir)
-    number = 1 + max((data.get("number", 0) for data in editions.listed(checked.game)),
-                     default=0)
-    path = editions.save(checked.game, record_of(checked, edition or f"e{number}", number))
     if out_root is not None:
-        pictures = _pictures(checked, out_root, progress, workers)
-        proof.keep(proof.kept_folder(out_root, name, path.stem),
-                   {key: pictures(face) for key, face in _faces(checked.job).items()})
+        check_root(out_root)
+    checked = checked_game(name, cards_dir)
+    number = editions.next_number(checked.game)
+    record = record_of(checked, edition or f"e{number}", number)
+    pictures = {}
+    if out_root is not None:  # drawn before the record is written: a failure leaves neither
+        draw = _pictures(checked, out_root, progress, workers)
+        pictures = {key: draw(face) for key, face in _faces(checked.job).items()}
+    path = editions.save(checked.game, record)
+    if out_root is not None:
+        proof.keep(proof.kept_store(out_root, name, path.stem, checked.game.root, progress),
+                   pictures)
     return path
 
 
@@ -85,7 +88,7 @@ def _pictures(checked: Checked, out_root: Path, progress: Progress,
     """Lay out a checked game's faces (from the cache when built) and give the picture of
     each, at the proof's dpi with its bleed."""
     kind = ImagesExport(checked.job, ExportSettings(dpi=proof.PROOF_DPI))
-    kind.cache_folder = out_root / ".cache" / "images" / checked.game.name / "proof"
+    kind.cache = images_cache(out_root, checked.game.name, "proof", checked.game.root, progress)
     make(dataclasses.replace(checked, kinds=[kind]), out_root, progress, workers)
 
     def picture(face: Face) -> bytes:
@@ -104,38 +107,37 @@ def _deck_of(job: Job, face: Face) -> Deck:
 
 def since(checked: Checked, reference: str | None) -> dict[str, Any]:
     """The record to compare with: an edition by name (the last when None), else the pack as it
-    was at a git revision, built in a temporary folder."""
+    was at a git revision, built in a temporary folder; a name that is both is refused."""
     game = checked.game
+    if reference is None:
+        return editions.load(game, None)
     known = {str(data.get("edition")) for data in editions.listed(game)}
-    if reference is None or reference in known:
-        return editions.load(game, reference)
-    return _at_revision(checked, reference)
-
-
-def _at_revision(checked: Checked, revision: str) -> dict[str, Any]:
-    """The record of the pack as a git revision has it."""
-    root = checked.game.root.resolve()
     try:
-        top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
-        archive = _git(top, "archive", "--format=tar", revision, "--",
-                       str(root.relative_to(top)))
-    except (OSError, subprocess.CalledProcessError) as exc:
-        detail = getattr(exc, "stderr", b"") or b""
-        raise PnpError(f"{checked.game.name}: '{revision}' is neither an edition nor a git "
-                       f"revision of the pack ({detail.decode(errors='replace').strip() or exc})"
-                       ) from None
+        commit = git.commit_of(game.root.resolve(), reference)
+    except git.GitError as exc:
+        if reference in known:
+            return editions.load(game, reference)
+        raise PnpError(f"{game.name}: '{reference}' is neither an edition nor a git revision "
+                       f"of the pack ({exc})") from None
+    if reference in known:
+        raise PnpError(f"{game.name}: '{reference}' is both an edition of the pack and a git "
+                       f"revision (commit {commit[:12]}): rename the edition (its `edition` in "
+                       f"{editions.folder(game)}) so that --since names one of them")
+    return _at_revision(checked, reference, commit)
+
+
+def _at_revision(checked: Checked, revision: str, commit: str) -> dict[str, Any]:
+    """The record of the pack as a git revision (its commit) has it."""
+    root = checked.game.root.resolve()
     with tempfile.TemporaryDirectory(prefix="pnp-revision-") as folder:
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(folder, filter="data")
-        cards = Path(folder) / root.relative_to(top).parent
-        old = checked_game(root.name, cards)
+        try:
+            git.write_pack(root, commit, revision, Path(folder) / root.name,
+                           checked.game.spec.limits.file_bytes)
+        except git.GitError as exc:
+            raise PnpError(f"{checked.game.name}: git revision '{revision}' cannot be read "
+                           f"({exc})") from None
+        old = checked_game(root.name, Path(folder))
         return record_of(old, revision, 0)
-
-
-def _git(where: Path, *args: str) -> bytes:
-    """A git command's output, run in `where`."""
-    return subprocess.run(["git", "-C", str(where), *args], capture_output=True, check=True,
-                          timeout=60).stdout
 
 
 def changes(name: str, reference: str | None, cards_dir: Path = CARDS_DIR
@@ -167,6 +169,7 @@ def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptio
     proof of each before and after as changes-<paper>.pdf, and CHANGELOG.md, into
     `out_root/<game>-reprint/`; None, and nothing written, when nothing changed."""
     started = time.perf_counter()
+    check_root(out_root)
     found, checked = changes(name, reference, cards_dir)
     if found.empty:
         progress(f"{name}: nothing prints differently since {found.since}: nothing written")
@@ -186,7 +189,7 @@ def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptio
             files += _proof(dataclasses.replace(checked, job=reprint_job), found, out_root,
                             progress, pool)
     folder = out_root / f"{name}-reprint"
-    write_whole(folder, [dataclasses.replace(file, entry=None) for file in files])
+    write_whole(out_root, (folder.name,), [dataclasses.replace(file, entry=None) for file in files])
     faces = sum(item.copies for item in found.changed) + sum(
         entry["copies"] for entry in found.added)
     progress(f"{name}: wrote {', '.join(file.name for file in files)} to {folder} in "
@@ -201,7 +204,8 @@ def _proof(checked: Checked, found: editions.Changes, out_root: Path, progress: 
     game = checked.game
     pictures = _pictures(checked, out_root, progress, workers)
     faces = _faces(checked.job)
-    before = proof.kept(proof.kept_folder(out_root, game.name, found.since))
+    store = proof.kept_store(out_root, game.name, found.since, game.root, progress, True)
+    before = proof.kept(store, [item.key for item in found.changed])
     pairs = []
     for item in found.changed:
         if item.key not in faces:

@@ -3,17 +3,16 @@ same, byte for byte, as a cold build."""
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pypdfium2
 
 from generator.build import BuildOptions, BuildResult, build_game, validate_game
-from generator.cache import KEEP_BUILDS, PartCache, input_digest, is_fresh, parts_folder
+from generator.cache import KEEP_BUILDS, PartCache, input_digest, parts_folder
+from generator.manifest import is_fresh
+from generator.owned import MARK
 from generator.parts import LaidOut, stamp
 
 from .conftest import MM, edit, give_template, page_texts, render_page
@@ -66,7 +65,7 @@ def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
     assert kept > live  # the second build's parts, no output's now, stay a while
     for _ in range(KEEP_BUILDS - 1):
         PartCache(parts).keep_only()  # builds that change nothing
-    assert {path.stem for path in parts.iterdir() if path.name != "index.json"} == live
+    assert {path.stem for path in parts.iterdir() if path.name not in ("index.json", MARK)} == live
 
 
 def test_a_part_whose_file_changed_is_not_taken_from_the_cache(tmp_path: Path) -> None:
@@ -224,7 +223,7 @@ def test_a_kept_part_that_names_a_face_no_output_has_is_laid_out_again(packs: Pa
     out = tmp_path / "out"
     build_game("mini", out_root=out, cards_dir=packs, workers=pool)
     before = _outputs(out)
-    cache = PartCache(parts_folder(out, "mini"), packs / "mini")
+    cache = PartCache(parts_folder(out, "mini"), base=packs / "mini")
     sheet = next(record for record in _kept(out).values() if record.get("faces"))
     laid = cache.get(sheet["key"])
     assert laid is not None
@@ -238,38 +237,35 @@ def test_a_kept_part_that_names_a_face_no_output_has_is_laid_out_again(packs: Pa
     assert _outputs(out) == before
 
 
-def test_a_cache_that_is_not_a_folder_is_an_empty_one(packs: Path, tmp_path: Path, pool,
-                                                      monkeypatch) -> None:
-    """A file where the cache's folder goes is said once and replaced (pnp validate, which
-    writes nothing, reads no parts from it and leaves it); a folder it may not read is an
-    empty cache."""
+def test_a_cache_pnp_did_not_make_is_not_used_and_left_alone(packs: Path, tmp_path: Path,
+                                                             pool) -> None:
+    """A file, or a link to a folder elsewhere, where the cache's folder goes: said once,
+    left as it was, and everything is laid out anew (pnp validate reads nothing from it)."""
     out = tmp_path / "out"
+    build_game("mini", out_root=out, cards_dir=packs, workers=pool)
     folder = parts_folder(out, "mini")
-    folder.parent.mkdir(parents=True)
+    shutil.rmtree(folder)
     folder.write_text("not a folder", encoding="utf-8")
     report = validate_game("mini", packs, out_root=out, workers=pool)
     assert report.findings == [] and folder.read_text(encoding="utf-8") == "not a folder"
     said: list[str] = []
     result = build_game("mini", out_root=out, cards_dir=packs, progress=said.append,
-                        workers=pool)
-    assert f"mini: cache: {folder} was not a folder; the cache starts anew" in said
-    assert result.laid_out == 9 and folder.is_dir()
-    assert build_game("mini", out_root=out, cards_dir=packs, workers=pool).laid_out == 0
-
-    real = os.listdir
-
-    def refused(path: Any = ".") -> list[str]:
-        if Path(path) == folder:
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "listdir", refused)  # a folder it may not read
+                        workers=pool, options=BuildOptions(paper="letter"))
+    assert f"mini: cache: {folder} is a file, not a folder pnp made; pnp neither follows nor " \
+           "replaces it (move it away); the cache is not used" in said
+    assert result.laid_out == 9 and folder.read_text(encoding="utf-8") == "not a folder"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.pdf").write_bytes(b"%PDF mine")
+    folder.unlink()
+    folder.symlink_to(elsewhere, target_is_directory=True)
     said.clear()
     result = build_game("mini", out_root=out, cards_dir=packs, progress=said.append,
                         workers=pool)
-    assert f"mini: cache: {folder} cannot be used (Permission denied); everything is laid " \
-           "out anew" in said
+    assert f"mini: cache: {folder} is a symbolic link, not a folder pnp made; pnp neither " \
+           "follows nor replaces it (move it away); the cache is not used" in said
     assert result.laid_out == 9
+    assert [path.name for path in elsewhere.iterdir()] == ["mine.pdf"]
 
 
 def test_two_packs_with_the_same_html_in_other_folders_share_no_part(packs: Path,

@@ -8,6 +8,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,9 +22,10 @@ from pypdf import PdfReader
 from generator import cli, manifest
 from generator.assemble import unsound
 from generator.build import BuildOptions, build_game, validate_game
-from generator.cache import STATE, parts_folder
+from generator.cache import parts_folder
 from generator.errors import RenderError
-from generator.manifest import SETS
+from generator.manifest import SETS, STATE
+from generator.owned import MARK, Folder
 from generator.workers import Workers
 
 from .conftest import edit
@@ -39,12 +41,14 @@ def _build(packs: Path, out: Path, pool: Workers, paper: str = "a4", said: list[
 
 def _files(folder: Path) -> dict[str, bytes]:
     """Every file of an output set, hidden ones included, by name."""
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())
+            if path.name != MARK}
 
 
 def _sets(out: Path) -> list[str]:
     """What the tiny pack's sets folder holds, its lock left out."""
-    return sorted(path.name for path in (out / SETS / "mini").iterdir() if path.name != ".lock")
+    return sorted(path.name for path in (out / SETS / "mini").iterdir()
+                  if path.name not in (".lock", MARK))
 
 
 def test_every_file_of_the_manifest_is_the_set(packs: Path, tmp_path: Path, pool) -> None:
@@ -81,7 +85,7 @@ def test_a_file_the_build_no_longer_makes_goes(packs: Path, tmp_path: Path, pool
     listed = _build(packs, out, pool)
     assert [entry["file"] for entry in listed["outputs"]] == [
         "cards-a4.pdf", "cards-letter.pdf", "rulebook-letter.pdf"]
-    assert sorted(path.name for path in (out / "mini").iterdir()) == [
+    assert sorted(_files(out / "mini")) == [
         ".state.json", "cards-a4.pdf", "cards-letter.pdf", "manifest.json",
         "rulebook-letter.pdf"]
     edit(packs / "mini" / "spells.yaml", "火球术", "炎爆术")
@@ -106,11 +110,11 @@ def _fail_on_second_file(monkeypatch: pytest.MonkeyPatch) -> None:
     written: list[Path] = []
     real = manifest._put
 
-    def put(path: Path, data: bytes, shown: Path) -> None:
+    def put(folder: Folder, name: str, data: bytes, shown: Path) -> None:
         if written:
             raise RuntimeError("stopped in the middle of writing the set")
-        written.append(path)
-        real(path, data, shown)
+        written.append(shown / name)
+        real(folder, name, data, shown)
 
     monkeypatch.setattr(manifest, "_put", put)
 
@@ -137,8 +141,8 @@ from pathlib import Path
 from generator import manifest
 from generator.build import build_game
 real = manifest._put
-def put(path, data, shown):
-    real(path, data, shown)
+def put(folder, name, data, shown):
+    real(folder, name, data, shown)
     os.kill(os.getpid(), signal.SIGKILL)  # kill -9 with one file of the new set written
 manifest._put = put
 build_game("mini", out_root=Path(sys.argv[2]), cards_dir=Path(sys.argv[1]))
@@ -177,14 +181,14 @@ def test_a_full_disk_is_one_line_and_the_last_set_stands(
     command = ["--cards", str(packs), "build", "mini", "--out", str(out), "--force"]
     assert cli.main(command) == 0
     before = _files(out / "mini")
-    real = Path.open
+    real = Folder._temporary
 
-    def full(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        if "x" in mode:
+    def full(self: Folder, name: str, data: bytes, mode: int = 0o644) -> str:
+        if name.endswith(".pdf"):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real(self, mode, *args, **kwargs)
+        return real(self, name, data, mode)
 
-    monkeypatch.setattr(Path, "open", full)
+    monkeypatch.setattr(Folder, "_temporary", full)
     capsys.readouterr()
     assert cli.main(command) == 1
     err = capsys.readouterr().err
@@ -204,7 +208,7 @@ def test_a_read_only_output_folder_is_one_error_and_the_last_set_stands(
     real = os.replace
 
     def refuse(source: Any, target: Any, *args: Any, **kwargs: Any) -> None:
-        if Path(target) == out / "mini":
+        if str(target) == "mini":
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(target))
         real(source, target, *args, **kwargs)
 
@@ -230,50 +234,37 @@ def test_a_folder_without_write_permission_is_one_error(packs: Path, tmp_path: P
     assert _files(out / "mini") == before
 
 
-def test_an_output_folder_of_an_older_version_becomes_the_first_set(packs: Path,
-                                                                    tmp_path: Path,
-                                                                    pool) -> None:
-    """build/<game> a real folder, with the old cache inside: its other paper's PDFs are
-    kept, the rest goes."""
-    new, old = tmp_path / "new", tmp_path / "old"
-    _build(packs, new, pool, "letter")
-    shutil.copytree(new / "mini", old / "mini")  # the files, not the link
-    (old / "mini" / STATE).unlink()
-    (old / "mini" / ".parts").mkdir()
-    (old / "mini" / ".parts" / "index.json").write_text("{}", encoding="utf-8")
-    (old / "mini" / ".inputs-letter.json").write_text("{}", encoding="utf-8")
-    listed = _build(packs, old, pool)
-    assert (old / "mini").is_symlink() and _sets(old) == ["2"]
-    assert sorted(path.name for path in (old / "mini").iterdir()) == [
-        ".state.json", "cards-a4.pdf", "cards-letter.pdf", "manifest.json", "rulebook-a4.pdf",
-        "rulebook-letter.pdf"]
-    assert len(listed["outputs"]) == 4
-    for name in ("cards-letter.pdf", "rulebook-letter.pdf"):
-        assert (old / "mini" / name).read_bytes() == (new / "mini" / name).read_bytes()
-
-
-def test_whatever_stands_where_the_sets_go_is_replaced(packs: Path, tmp_path: Path,
-                                                       pool) -> None:
-    """A file where build/<game> or the sets folder go, a link out of the output folder: each
-    said in one line and replaced; what a link pointed to is left alone."""
+def test_whatever_pnp_did_not_make_where_the_sets_go_is_refused_and_left_alone(
+        packs: Path, tmp_path: Path, pool) -> None:
+    """A file, a folder (an older version's outputs, or one that came with a pack) or a link
+    elsewhere where build/<game> or the sets folder go: one clear error, nothing written,
+    and what was there (and what a link points to) left as it was."""
     out = tmp_path / "out"
     out.mkdir()
-    (out / "mini").write_text("a file", encoding="utf-8")
-    (out / SETS).write_text("a file", encoding="utf-8")
-    said: list[str] = []
-    _build(packs, out, pool, said=said)
-    assert f"mini: {out / SETS} was not a folder; replaced" in said
-    assert f"mini: {out / 'mini'} was not a folder; replaced" in said
-    assert (out / "mini" / "cards-a4.pdf").is_file()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "keep.txt").write_text("mine", encoding="utf-8")
-    (out / "mini").unlink()
-    (out / "mini").symlink_to(elsewhere)
-    said.clear()
-    _build(packs, out, pool, said=said)
-    assert f"mini: {out / 'mini'} pointed elsewhere than its sets; replaced" in said
-    assert [path.name for path in elsewhere.iterdir()] == ["keep.txt"]
+    for place, make, what in (
+            (out / "mini", lambda path: path.write_text("a file", encoding="utf-8"), "a file"),
+            (out / "mini", lambda path: path.mkdir(), "a folder"),
+            (out / "mini", lambda path: path.symlink_to(elsewhere),
+             "a link elsewhere than its sets"),
+            (out / SETS, lambda path: path.write_text("a file", encoding="utf-8"),
+             "a file, not a folder pnp made"),
+            (out / SETS, lambda path: path.symlink_to(elsewhere),
+             "a symbolic link, not a folder pnp made"),
+            (out / SETS, lambda path: path.mkdir(), "a folder pnp did not make")):
+        make(place)
+        with pytest.raises(RenderError, match=f"^{re.escape(str(place))} is {what}"):
+            _build(packs, out, pool)
+        assert [path.name for path in elsewhere.iterdir()] == ["keep.txt"]
+        assert {path.name for path in out.iterdir()} <= {SETS, ".cache", place.name}, what
+        if place.is_dir() and not place.is_symlink():
+            place.rmdir()
+        else:
+            place.unlink()
+        shutil.rmtree(out / SETS, ignore_errors=True)
+    _build(packs, out, pool)
     assert (out / "mini" / "cards-a4.pdf").is_file()
 
 
@@ -362,7 +353,8 @@ def test_a_damaged_record_or_manifest_in_the_set_is_no_error(packs: Path, tmp_pa
                                                              state: str, listed: str) -> None:
     """The record or manifest of the current set deeply nested or of the wrong shape: not up
     to date, and the next build writes a sound set (keeping nothing it cannot vouch for)."""
-    from generator.cache import input_digest, is_fresh
+    from generator.cache import input_digest
+    from generator.manifest import is_fresh
 
     out = tmp_path / "out"
     _build(packs, out, pool, "letter")

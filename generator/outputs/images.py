@@ -9,7 +9,6 @@ second export after one card's edit renders only that card's images again.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
@@ -21,7 +20,7 @@ from typing import Any
 import yaml
 
 from .. import TEMPLATES_DIR
-from ..cache import write_atomic
+from ..cache import PartCache
 from ..errors import Finding, display_path
 from ..execute import MIN_DPI
 from ..files import file_part
@@ -90,10 +89,10 @@ class ImagesExport(ExportKind):
         super().__init__(job, settings)
         self.laid: Callable[[Part], LaidOut] | None = None
         self.inspected: list[Inspection] = []
-        self.cache_folder: Path | None = None  # where rendered images are kept between exports
+        self.cache: PartCache | None = None  # where rendered images are kept between exports
         self.rendered = 0  # images drawn in this export, not taken from the cache
         self.notes: list[str] = []  # what the export says of its files beside the preflight
-        self._kept: set[str] = set()
+        self._kept: list[str] = []
 
     def check(self) -> list[Finding]:
         """A deck whose card size the profile has no pixel size for, or whose images would be
@@ -193,23 +192,21 @@ class ImagesExport(ExportKind):
             (edge, edge, size.width - 2 * edge, size.height - 2 * edge)
         key = hashlib.sha256(json.dumps([code_digest(), str(face.html), laid.files, pixels, box,
                                          image_format, self._dpi()]).encode()).hexdigest()
-        name = f"{key}.{image_format}"
-        self._kept.add(name)
-        if self.cache_folder is not None and (self.cache_folder / name).is_file():
-            return (self.cache_folder / name).read_bytes()
-        data = encode(draw(pdf, page, box, pixels), image_format, self._dpi())
-        self.rendered += 1
-        if self.cache_folder is not None:
-            write_atomic(self.cache_folder / name, data)
-        return data
+        self._kept.append(key)
+
+        def drawn() -> bytes:
+            self.rendered += 1
+            return encode(draw(pdf, page, box, pixels), image_format, self._dpi())
+
+        if self.cache is None:
+            return drawn()
+        return self.cache.joined(key, drawn, "image", "drawn again")
 
     def keep_only(self) -> None:
-        """Drop the cached images this export did not use."""
-        if self.cache_folder is None or not self.cache_folder.is_dir():
-            return
-        for path in self.cache_folder.iterdir():
-            if path.name not in self._kept:
-                path.unlink(missing_ok=True)
+        """Drop the kept images that none of the last few exports used."""
+        if self.cache is not None:
+            self.cache.used = {"images": self._kept}
+            self.cache.keep_only()
 
     def inspect(self, side: Side, file: str, data: bytes, expected: Pixels,
                 colour: str | None = None) -> None:
@@ -249,10 +246,8 @@ def _file_name(side: Side, image_format: str) -> str:
 
 
 def _csv(rows: list[dict[str, Any]]) -> bytes:
-    """Rows as CSV, a header of their keys."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["file"],
-                            lineterminator="\r\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue().encode()
+    """Rows as CSV, a header of their keys, that a spreadsheet opening it cannot run."""
+    from ..spreadsheet import write_csv
+
+    keys = list(rows[0]) if rows else ["file"]
+    return write_csv([keys, *([row[key] for key in keys] for row in rows)]).encode()

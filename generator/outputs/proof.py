@@ -9,14 +9,15 @@ were not kept on this machine.
 from __future__ import annotations
 
 import base64
-import hashlib
 import io
-import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..cache import PartCache
 from ..errors import display_path
+from ..files import file_part
 from ..language import section_words
 from ..parts import Part
 from .base import Document, File, OutputKind
@@ -38,30 +39,26 @@ class Pair:
     why: list[str]
 
 
-def kept_folder(out_root: Path, game: str, edition: str) -> Path:
-    """Where `pnp release` keeps an edition's pictures."""
-    return out_root / ".cache" / "editions" / game / edition
+def kept_store(out_root: Path, game: str, edition: str, pack: Path,
+               progress: Callable[[str], None] = lambda message: None,
+               read_only: bool = False) -> PartCache:
+    """Where `pnp release` keeps an edition's pictures, each sealed and checked like a part:
+    `.cache/editions/<game>/<edition>/`, the edition's name made one safe file-name part."""
+    return PartCache(out_root, (".cache", "editions", game, file_part(edition)), pack,
+                     lambda message: progress(f"{game}: kept pictures: {message}"),
+                     read_only, ".png")
 
 
-def keep(folder: Path, pictures: dict[str, bytes]) -> None:
+def keep(store: PartCache, pictures: dict[str, bytes]) -> None:
     """Keep an edition's pictures by face key."""
-    folder.mkdir(parents=True, exist_ok=True)
-    index = {}
     for key, data in sorted(pictures.items()):
-        name = hashlib.sha256(key.encode()).hexdigest()[:16] + ".png"
-        (folder / name).write_bytes(data)
-        index[key] = name
-    (folder / "index.json").write_text(json.dumps(index, ensure_ascii=False, indent=1),
-                                       encoding="utf-8")
+        store.keep(key, data)
 
 
-def kept(folder: Path) -> dict[str, bytes]:
-    """An edition's pictures as kept, by face key; none when they were not."""
-    try:
-        index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
-        return {key: (folder / name).read_bytes() for key, name in index.items()}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}
+def kept(store: PartCache, keys: list[str]) -> dict[str, bytes]:
+    """The pictures kept of these faces, by face key: those not kept, or damaged, left out."""
+    found = {key: store.kept(key) for key in keys}
+    return {key: data for key, data in found.items() if data is not None}
 
 
 def changed_boxes(before: bytes, after: bytes) -> list[tuple[int, int, int, int]]:
