@@ -259,12 +259,17 @@ def load(game: Game, name: str | None) -> dict[str, Any]:
                    f"{', '.join(str(data.get('edition')) for data in known)})")
 
 
-def save(game: Game, data: dict[str, Any]) -> Path:
-    """Write an edition's record into the pack; a name already used is refused."""
-    name = str(data["edition"])
+def check_name(name: str) -> None:
+    """Refuse an edition name other than letters, digits, '.', '-' and '_', at most 64."""
     if not _NAME.fullmatch(name):
         raise PnpError(f"edition name {name!r}: letters, digits, '.', '-' and '_' only, at most "
                        "64")
+
+
+def save(game: Game, data: dict[str, Any]) -> Path:
+    """Write an edition's record into the pack; a name already used is refused."""
+    name = str(data["edition"])
+    check_name(name)
     path = folder(game) / f"{name}.json"
     if path.exists() or path.is_symlink():
         raise PnpError(f"{path}: edition '{name}' exists already; give the new one another name")

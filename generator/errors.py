@@ -97,8 +97,10 @@ CODES: dict[str, Code] = {
 }
 
 
-# A control character a pack holds is shown escaped: a finding is one line of plain text.
-_CONTROL = {code: f"\\x{code:02x}" for code in [*range(32), 127] if code != 9}
+# A control character a pack holds is shown escaped: a finding is one line of plain text, and
+# a bidi override or isolate cannot turn the rest of the line (or the terminal) around.
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(32), *range(127, 160)] if code != 9} | {
+    code: f"\\u{code:04x}" for code in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
 
 
 @cache

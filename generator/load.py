@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,10 @@ _SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 _LIBYAML = _SafeLoader is not yaml.SafeLoader
 _INT_TAG = "tag:yaml.org,2002:int"
 _KEY_SHAPE = "a key must be a plain value, not a list or a mapping"
+# What card text may not hold, in a YAML, CSV or xlsx deck alike: the C0 controls but tab and
+# newline, DEL and the C1 controls (they print as nothing or as a box), and the bidi
+# embeddings, overrides and isolates (they make text print otherwise than the file reads).
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 class _Refused(Exception):
@@ -267,6 +273,26 @@ def parse_yaml(text: str, path: Path, findings: list[Finding],
             loader.dispose()
     findings.extend(Finding(where, line, msg, code="E003") for line, msg in loader.duplicates)
     return data
+
+
+def _escaped(text: str) -> str:
+    """Text with each character card text may not hold written as its escape (`\\x07`)."""
+    return _UNPRINTABLE.sub(lambda found: f"\\x{ord(found[0]):02x}" if ord(found[0]) < 256
+                            else f"\\u{ord(found[0]):04x}", text)
+
+
+def _unprintable(text: str) -> str | None:
+    """What a finding says of a text holding a character card text may not hold, else None."""
+    found = _UNPRINTABLE.search(text)
+    if found is None:
+        return None
+    char, start, end = found[0], max(found.start() - 20, 0), found.end() + 20
+    excerpt = ("…" if start else "") + _escaped(text[start:end]) + ("…" if end < len(text)
+                                                                   else "")
+    name = unicodedata.name(char, "")
+    what = (f" ({name}), which makes text print otherwise than it reads" if name else
+            ", a control character, which prints as nothing or as a box")
+    return f"the text '{excerpt}' holds U+{ord(char):04X}{what}: remove it"
 
 
 def line_of(data: Any, loc: tuple[Any, ...]) -> int:
@@ -581,11 +607,13 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
             continue
         texts.extend(Text(where, at, text) for at, text in strings(item, line))
         card_id = item.get("id")
+        subject = f"card '{_escaped(card_id)}': " if isinstance(card_id, str) else ""
         before = len(findings)
+        findings.extend(Finding(where, at, f"{subject}{message}", "E010")
+                        for at, text in strings(item, line) if (message := _unprintable(text)))
         expand_tree(item, rules, where, findings, line, limits.integer_digits)
         card = None
         if len(findings) == before and index not in failed:
-            subject = f"card '{card_id}': " if isinstance(card_id, str) else ""
             try:
                 card = model.model_validate(item)
             except ValidationError as exc:

@@ -3,15 +3,17 @@ or kept per printer in printers.yaml."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from .errors import PnpError
+from .errors import Finding, PnpError
+from .files import FileRefused, read_text
 
 FLIPS = ("long", "short")
 MAX_OFFSET = 20  # mm: a back offset beyond this is a typo, not a printer
+MAX_BYTES = 1_000_000  # printers.yaml keeps a few printers: a larger file is refused unread
+_GAME_LIMIT = re.compile(r" \(`limits: \w+` in game\.yaml\)")  # printers.yaml's are fixed
 
 
 @dataclass(frozen=True)
@@ -38,23 +40,32 @@ def parse_offset(text: str, where: str = "--back-offset") -> tuple[float, float]
     return x, y
 
 
+def _refused(shown: str, line: int, message: str) -> PnpError:
+    """printers.yaml refused at its line; the default limits it is read with are no game's."""
+    return PnpError(f"{shown}:{line or 1}: {_GAME_LIMIT.sub('', message)}")
+
+
 def load_printer(path: Path, name: str) -> Printer:
-    """The settings kept for printer `name` in a printers.yaml."""
+    """The settings kept for printer `name` in a printers.yaml, read as a pack's files are (a
+    regular file within MAX_BYTES, YAML within the default limits): it may come with a
+    stranger's folder."""
+    from .load import LineDict, parse_yaml
+
     shown = path.name
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        raise PnpError(f"--printer {name}: there is no {path} (see the README: "
-                       "printers.yaml)") from None
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", -1) + 1
-        raise PnpError(f"{shown}:{line}: not YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict) or not isinstance(root, yaml.MappingNode):
+        text = read_text(path, MAX_BYTES, name=shown)
+    except FileRefused as exc:
+        if exc.code == "E001" and not path.exists():
+            raise PnpError(f"--printer {name}: there is no {path} (see the README: "
+                           "printers.yaml)") from None
+        raise _refused(shown, exc.line, exc.message) from None
+    findings: list[Finding] = []
+    data = parse_yaml(text, path, findings)
+    if findings:
+        raise _refused(shown, findings[0].line, findings[0].message)
+    if not isinstance(data, LineDict):
         raise PnpError(f"{shown}:1: should map each printer's name to its settings")
-    lines = {str(key.value): key.start_mark.line + 1 for key, _ in root.value}
+    lines = {str(key): line for key, line in data.lines.items()}
     if name not in data:
         known = ", ".join(sorted(map(str, data))) or "none"
         raise PnpError(f"{shown}: no printer '{name}' (it has: {known})")

@@ -54,6 +54,8 @@ def release(name: str, edition: str | None, cards_dir: Path = CARDS_DIR,
     """Record the game as it prints now as an edition in its pack, and, given `out_root`, keep
     a picture of every face there for the proofs of later reprints; return the record's
     path."""
+    if edition is not None:
+        editions.check_name(edition)
     if out_root is not None:
         check_root(out_root)
     checked = checked_game(name, cards_dir)

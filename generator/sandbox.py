@@ -5,7 +5,8 @@ Card templates, the rulebook's Markdown and its macros come from whoever made th
 they render in Jinja's sandbox: no attribute that starts with `_`, no Python internals, and no
 operator, filter or call that builds a huge string or number at once. (A template may still
 fill a dict or list of its own, as `names.update(...)` does: that changes nothing outside the
-render.) Time and output are bounded by the game's `limits`.
+render.) Time and output are bounded by the game's `limits`: each render's, and the time of
+all the renders of one loaded pack, so a pack of a thousand slow cards stops within its budget.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 import signal
 import sys
 import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,10 +32,11 @@ from jinja2.sandbox import SandboxedEnvironment
 from . import TEMPLATES_DIR
 from .errors import Finding, display_path
 from .files import FileRefused, inside, read_text
-from .schema import Limits
+from .schema import GameSpec, Limits
 
 MAX_TRUSTED = 1 << 30  # the project's templates are read whatever the pack's limit
 TEMPLATE_SUFFIXES = (".j2", ".md")  # the files whose frames locate a template's line
+LEAST_SECONDS = 0.001  # less left of a pack's time than this is none: the timer cannot be set
 _FORMAT_WIDTH = re.compile(r"%[-#0 +]*(\*|\d{5,})|%[-#0 +]*\d*\.(\*|\d{5,})")
 
 
@@ -238,30 +242,60 @@ def environment(roots: Sequence[Path], limits: Limits, **options: Any) -> PackSa
 
 def render(template: jinja2.Template, limits: Limits, **context: Any) -> str:
     """A template's output, stopped with TemplateLimit when it runs past the game's time or
-    output limit."""
+    output limit. A pack's renders (each given its loaded `game`) share its total time: once
+    it is spent, each later render fails at once."""
     budget = int(limits.template_output_mb * 1_000_000)
+    game = context.get("game")
+    pack = game if isinstance(game, GameSpec) else None  # the calibration page has none
+    left = math.inf if pack is None else limits.template_seconds_total - _spent.get(id(pack), 0)
+    total = f"{limits.template_seconds_total:g} s"
+    named = "(`limits: template_seconds_total` in game.yaml)"
+    if left < LEAST_SECONDS:
+        raise TemplateLimit(f"is not rendered: the pack's templates have taken the {total} they "
+                            f"may take in all {named}")
+    if left < limits.template_seconds:
+        seconds, past = left, f"runs past the {total} all the pack's templates may take {named}"
+    else:
+        seconds = limits.template_seconds
+        past = f"runs past {seconds:g} s (`limits: template_seconds` in game.yaml)"
     chunks, size = [], 0
-    with _deadline(limits.template_seconds):
-        for chunk in template.generate(**context):
-            size += len(chunk)
-            if size > budget:
-                raise TemplateLimit(f"writes more than {limits.template_output_mb:g} MB "
-                                    "(`limits: template_output_mb` in game.yaml)")
-            chunks.append(chunk)
+    started = time.monotonic()
+    try:
+        with _deadline(seconds, past):
+            for chunk in template.generate(**context):
+                size += len(chunk)
+                if size > budget:
+                    raise TemplateLimit(f"writes more than {limits.template_output_mb:g} MB "
+                                        "(`limits: template_output_mb` in game.yaml)")
+                chunks.append(chunk)
+    finally:
+        if pack is not None:
+            _charge(pack, time.monotonic() - started)
     return "".join(chunks)
 
 
+_spent: dict[int, float] = {}  # by id(a loaded pack's GameSpec): the seconds its renders took
+
+
+def _charge(pack: GameSpec, seconds: float) -> None:
+    """Add a render's time to its pack's; forgotten with the pack, so a pack loaded again (the
+    next build in `pnp watch`, the next test) starts anew."""
+    if id(pack) not in _spent:
+        weakref.finalize(pack, _spent.pop, id(pack), None)
+    _spent[id(pack)] = _spent.get(id(pack), 0.0) + seconds
+
+
 @contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """Raise TemplateLimit in the block once `seconds` have passed (main thread, POSIX)."""
+def _deadline(seconds: float, past: str) -> Iterator[None]:
+    """Raise TemplateLimit(past) in the block once `seconds` have passed (main thread,
+    POSIX)."""
     if threading.current_thread() is not threading.main_thread() or \
             not hasattr(signal, "setitimer"):
         yield
         return
 
     def expire(signum: int, frame: object) -> None:
-        raise TemplateLimit(f"runs past {seconds:g} s (`limits: template_seconds` in "
-                            "game.yaml)")
+        raise TemplateLimit(past)
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -13,6 +13,9 @@ from . import TEMPLATES_DIR
 
 Color = Annotated[str, StringConstraints(pattern=r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]+)$")]
 FontFamily = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9 _-]+$")]
+# An id names files (`<nnn>-<card-id>-front.png`): 48 characters of 4 bytes each, and what
+# goes round them, stay within the 255 bytes a file name may have.
+Id = Annotated[str, StringConstraints(max_length=48)]
 
 FieldType = Literal[
     "str", "text", "int", "bool", "ref", "refs", "choice", "list", "sections", "counts", "image",
@@ -55,7 +58,7 @@ class BackSpec(Strict):
 class DeckSpec(Strict):
     """One deck: its file, card size, template, back and expected count."""
 
-    id: str
+    id: Id
     name: str
     file: str
     size: str
@@ -86,7 +89,7 @@ class SizeSpec(Strict):
 class DieSpec(Strict):
     """A printable fold-and-glue die: a cube net with pips on each face."""
 
-    id: str
+    id: Id
     name: str
     count: int = Field(1, ge=1)
     edge: float = Field(18, gt=5, le=40, description="cube edge in mm")
@@ -122,13 +125,14 @@ class RulebookSpec(Strict):
 
 class Limits(Strict):
     """What a pack may ask for before it is refused (E006): a pack may come from a stranger,
-    so sizes and counts are bounded; raise one in game.yaml (`limits: {qty: 5000}`). The
-    bounds of the bounds keep Python itself safe: its stack, its clock, its integers."""
+    so sizes and counts are bounded; raise one in game.yaml (`limits: {qty: 5000}`). Every
+    limit has a ceiling no pack may raise it past, which keeps memory near 1 GB at most and
+    time within minutes on a small machine, and Python itself safe: its stack, its integers."""
 
-    file_mb: float = Field(20, gt=0, le=1000, allow_inf_nan=False, description="the size of "
+    file_mb: float = Field(20, gt=0, le=200, allow_inf_nan=False, description="the size of "
                            "any one file the pack reads: a deck, the rules, the rulebook, an "
                            "image, a font, a template")
-    yaml_nodes: int = Field(100_000, gt=0, le=100_000_000, description="the nodes of one YAML "
+    yaml_nodes: int = Field(100_000, gt=0, le=1_000_000, description="the nodes of one YAML "
                             "file, every alias expanded")
     yaml_depth: int = Field(40, gt=0, le=200, description="how deep mappings and lists nest in "
                             "a YAML file")
@@ -136,16 +140,19 @@ class Limits(Strict):
                               "one YAML string")
     integer_digits: int = Field(12, gt=0, le=4000, description="the digits of one integer in "
                                 "YAML")
-    qty: int = Field(1000, gt=0, description="the copies of one card")
-    copies: int = Field(5000, gt=0, description="the physical cards of one deck")
-    dice: int = Field(100, gt=0, description="the count of one die")
-    template_seconds: float = Field(10, gt=0, le=3600, allow_inf_nan=False, description="the "
+    qty: int = Field(1000, gt=0, le=20_000, description="the copies of one card")
+    copies: int = Field(5000, gt=0, le=20_000, description="the physical cards of one deck")
+    dice: int = Field(100, gt=0, le=1000, description="the count of one die")
+    template_seconds: float = Field(10, gt=0, le=60, allow_inf_nan=False, description="the "
                                     "time one template render may take")
-    template_output_mb: float = Field(16, gt=0, le=1000, allow_inf_nan=False, description="the "
+    template_seconds_total: float = Field(60, gt=0, le=600, allow_inf_nan=False, description=(
+        "the time all the pack's template renders may take in one command (a validate, a "
+        "build, an export)"))
+    template_output_mb: float = Field(16, gt=0, le=100, allow_inf_nan=False, description="the "
                                       "HTML one template render may give")
-    image_megapixels: float = Field(50, gt=0, allow_inf_nan=False, description="the pixels of "
-                                    "one raster image, in millions (a decompression bomb has "
-                                    "billions)")
+    image_megapixels: float = Field(50, gt=0, le=150, allow_inf_nan=False, description="the "
+                                    "pixels of one raster image, in millions (a decompression "
+                                    "bomb has billions)")
 
     @property
     def file_bytes(self) -> int:
@@ -204,7 +211,7 @@ class GameSpec(Strict):
     font_files: list[FontFileSpec] = Field([], description="the pack's own fonts, usable by "
                                            "family in `fonts` and in the pack's CSS")
     decks: list[DeckSpec]
-    backs: dict[str, BackSpec] = {}
+    backs: dict[Id, BackSpec] = {}
     tables: dict[str, dict[str, dict[str, Any]]] = {}
     stylesheet: str | None = None
     rules: str | None = Field(None, description="the pack's rules data file, quoted as {path}")
@@ -228,7 +235,7 @@ class Section(Strict):
 class CardBase(Strict):
     """Keys every card has, whatever its deck."""
 
-    id: str
+    id: Id
     name: str
     qty: int = Field(1, ge=1)
     draft: bool = False

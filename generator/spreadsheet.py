@@ -18,10 +18,12 @@ import re
 import warnings
 import zipfile
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import NoneType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin
+from xml.parsers import expat
 
 import yaml
 from pydantic import BaseModel
@@ -37,6 +39,10 @@ OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an encrypted workbook, or an 
 _INTEGER = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 _DTD = re.compile(rb"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
+_CHUNK = 1 << 20  # a workbook's parts are read this many bytes at a time
+# A CSV cell a spreadsheet would run as a formula (OWASP: `=`, `+`, `-`, `@`, tab, CR), after
+# any apostrophes: pnp writes it behind one more apostrophe, and reads that one off again.
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
 
 Value = Any  # a cell as read: str (CSV), or str, int, float, bool, a date or None (xlsx)
 
@@ -165,7 +171,7 @@ def _csv_table(text: str, limits: Limits) -> Table:
         if count > limits.yaml_nodes:
             raise FileRefused("E006", _too_many(limits), start)
         if any(cells):
-            rows.append((start, list(cells)))
+            rows.append((start, [_formula_read(cell) for cell in cells]))
     if not rows:
         raise FileRefused("E005", "no header row: the first row of a spreadsheet deck names "
                           "its columns", 1)
@@ -233,28 +239,103 @@ def _xlsx_table(data: bytes, sheet: str | None, limits: Limits, name: str) -> Ta
 
 def _check_archive(data: bytes, limits: Limits, name: str) -> None:
     """Refuse a workbook that is not a zip archive (an encrypted one is not), that unpacks to
-    more than the file size limit (a zip bomb), or whose XML declares a DTD (entity bombs)."""
+    more than the file size limit (a zip bomb), any of whose parts declares a DTD (entity
+    bombs), or that holds a cell of more text than the limit (a cell bomb): each part is read
+    through before openpyxl parses any, whatever its name and the size its entry states."""
     if data.startswith(OLE_MAGIC):
         raise FileRefused("E001", f"'{name}' is password-protected or an old .xls workbook: "
                           "save it as an .xlsx workbook without a password")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
-            unpacked = sum(member.file_size for member in members)
-            if unpacked > limits.file_bytes:
-                raise FileRefused("E006", f"'{name}' unpacks to {unpacked / 1e6:.1f} MB, over "
-                                  f"the limit of {limits.file_bytes / 1e6:g} MB (`limits: "
-                                  "file_mb` in game.yaml)")
-            for member in members:  # each read no further than its stated size
-                if member.filename.endswith((".xml", ".rels")) and _DTD.search(
-                        archive.read(member)):
-                    raise FileRefused("E001", f"'{name}' cannot be read as a workbook: "
-                                      f"{member.filename} declares a DTD, which no workbook "
-                                      "needs")
+            stated = sum(member.file_size for member in members)
+            if stated > limits.file_bytes:
+                raise FileRefused("E006", _unpacks(name, f"{stated / 1e6:.1f} MB", limits))
+            budget = limits.file_bytes
+            for member in members:
+                budget = _check_part(archive, member, budget, limits, name)
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError,
             RuntimeError, ValueError) as exc:
         raise FileRefused("E001", f"'{name}' is not an .xlsx workbook: {_reason(exc)}"
                           ) from None
+
+
+def _unpacks(name: str, size: str, limits: Limits) -> str:
+    """What a finding says of a workbook that unpacks to more than the file size limit."""
+    return (f"'{name}' unpacks to {size}, over the limit of {limits.file_bytes / 1e6:g} MB "
+            "(`limits: file_mb` in game.yaml)")
+
+
+def _check_part(archive: zipfile.ZipFile, member: zipfile.ZipInfo, budget: int,
+                limits: Limits, name: str) -> int:
+    """Read one part of a workbook a chunk at a time, within the bytes left of the budget:
+    FileRefused when it passes them, declares a DTD (in UTF-8 or UTF-16 alike) or holds a
+    cell past the limit. What is left of the budget comes back."""
+    cells = _CellText(limits.string_chars, name, member.filename)
+    tail = b""
+    with archive.open(member) as stream:
+        while chunk := stream.read(_CHUNK):
+            budget -= len(chunk)
+            if budget < 0:
+                read = (limits.file_bytes - budget) / 1e6
+                raise FileRefused("E006", _unpacks(name, f"more than {read:.1f} MB", limits))
+            seen = tail + chunk.replace(b"\0", b"")
+            if _DTD.search(seen):
+                raise FileRefused("E001", f"'{name}' cannot be read as a workbook: "
+                                  f"{member.filename} declares a DTD, which no workbook needs")
+            tail = seen[-16:]
+            cells.feed(chunk)
+    return budget
+
+
+class _CellText:
+    """The text of each cell in one part of a workbook, counted as the part is read (a
+    worksheet's `<c>`, a shared string's `<si>`, else each `<v>` or `<t>` alone): FileRefused
+    at the first past the limit, before openpyxl would hold it. A part that is not XML (a
+    picture) is let be."""
+
+    def __init__(self, limit: int, name: str, part: str):
+        self.limit, self.name, self.part = limit, name, part
+        self.count, self.cell, self.strings = 0, "", 0
+        self.in_cell = self.in_text = False
+        self.parser: Any = expat.ParserCreate(namespace_separator=" ")
+        self.parser.StartElementHandler = self._start
+        self.parser.EndElementHandler = self._end
+        self.parser.CharacterDataHandler = self._text
+
+    def feed(self, chunk: bytes) -> None:
+        """Parse the next bytes of the part, as long as it reads as XML."""
+        if self.parser is None:
+            return
+        try:
+            self.parser.Parse(chunk, False)
+        except expat.ExpatError:
+            self.parser = None  # openpyxl refuses it, when it is a part it reads
+
+    def _start(self, tag: str, attributes: dict[str, str]) -> None:
+        local = tag.rsplit(" ", 1)[-1]
+        self.in_text = local in ("v", "t")
+        if local == "c":
+            self.count, self.cell, self.in_cell = 0, f", cell {attributes.get('r', '?')}", True
+        elif local == "si":
+            self.strings += 1
+            self.count, self.cell, self.in_cell = 0, f", shared string {self.strings}", True
+        elif self.in_text and not self.in_cell:
+            self.count, self.cell = 0, ""
+
+    def _end(self, tag: str) -> None:
+        self.in_text = False
+        if tag.rsplit(" ", 1)[-1] in ("c", "si"):
+            self.in_cell = False
+
+    def _text(self, text: str) -> None:
+        if not self.in_text:
+            return
+        self.count += len(text)
+        if self.count > self.limit:
+            raise FileRefused("E006", f"'{self.name}' holds a cell of more than {self.limit} "
+                              f"characters ({self.part}{self.cell}), over the limit of "
+                              f"{self.limit} (`limits: string_chars` in game.yaml)")
 
 
 def _reason(exc: Exception) -> str:
@@ -268,6 +349,13 @@ def _normalized(value: Value) -> Value:
     if isinstance(value, str) and "\r" in value:
         return value.replace("\r\n", "\n").replace("\r", "\n")
     return value
+
+
+def _formula_read(cell: str) -> str:
+    """A CSV cell as written before write_csv kept a spreadsheet from running it: the one
+    apostrophe it put before a formula's first character taken off (`'=1` is `=1`, `'-3` is
+    `-3`, `''=1` is `'=1`); any other cell as it is (`'tis`)."""
+    return cell[1:] if cell.startswith("'") and _FORMULA.match(cell, 1) else cell
 
 
 def _empty(value: Value) -> bool:
@@ -595,14 +683,23 @@ def deck_csv(game: Game, deck_id: str) -> str:
     entries = _raw_entries(game, deck.spec, deck.path)
     flat = [_flattened(entry, model) for entry in entries]
     headers = _ordered([list(cells) for cells in flat]) or ["id", "name"]  # a deck of none
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(headers)
-    for cells in flat:
-        writer.writerow([cells.get(header, "") for header in headers])
-    text = buffer.getvalue()
+    text = write_csv([headers, *([cells.get(header, "") for header in headers]
+                                 for cells in flat)])
     _check_round_trip(text, entries, model, deck.path, game.limits)
     return text
+
+
+def write_csv(rows: Iterable[Iterable[Any]]) -> str:
+    """Rows as CSV text (CRLF line ends) that a spreadsheet opening it cannot run: a cell that
+    begins with `=`, `+`, `-`, `@`, a tab or a CR, after any apostrophes, is written behind
+    one more apostrophe (OWASP's CSV injection rule), which a CSV deck's reader takes off
+    again, so any text reads back the same; None is an empty cell."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    for row in rows:
+        cells = ("" if cell is None else str(cell) for cell in row)
+        writer.writerow("'" + cell if _FORMULA.match(cell) else cell for cell in cells)
+    return buffer.getvalue()
 
 
 def _raw_entries(game: Game, spec: DeckSpec, path: Path) -> list[Any]:

@@ -316,14 +316,14 @@ def test_a_qty_of_a_billion_is_an_error_and_the_card_is_left_out(packs: Path) ->
     assert checked.game.decks[0].failed_ids == {"S3"}
 
 
-def test_a_deck_of_a_million_copies_is_an_error_at_its_entry(packs: Path) -> None:
+def test_a_deck_past_its_copies_is_an_error_at_its_entry(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
-    edit(game, "players: 1-2人\n", "players: 1-2人\nlimits: {qty: 2000000}\n")
-    edit(game, "    count: 4\n", "    count: 1000001\n")
-    edit(packs / "mini" / "spells.yaml", "  qty: 2\n", "  qty: 999999\n")
+    edit(game, "players: 1-2人\n", "players: 1-2人\nlimits: {qty: 20000}\n")
+    edit(game, "    count: 4\n", "    count: 20001\n")
+    edit(packs / "mini" / "spells.yaml", "  qty: 2\n", "  qty: 19999\n")
     checked = check("mini", packs)
     assert [str(f) for f in checked.findings] == [
-        f"{game}:13: error: E006: deck 'spells' prints 1000001 cards, over the limit of 5000 "
+        f"{game}:13: error: E006: deck 'spells' prints 20001 cards, over the limit of 5000 "
         "(`limits: copies` in game.yaml)"]
     assert checked.job.decks == []  # nothing is planned from it
     assert checked.unchecked == ["deck 'spells' (its own errors stop its layout)"]
