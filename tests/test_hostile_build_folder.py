@@ -6,6 +6,7 @@ was and that the message says what is wrong."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,29 @@ def test_kept_pictures_are_sealed_and_stay_in_their_folder(packs: Path, mine: Pa
     assert any("is a symbolic link" in line for line in said), said
     climbing = proof.kept_store(out, "mini", "../../../../evil", pack)
     assert climbing.folder.parent == out / ".cache" / "editions" / "mini"
+
+
+def test_a_copy_of_a_build_folder_pnp_made_is_not_taken_for_it(packs: Path, tmp_path: Path,
+                                                               pool: Workers) -> None:
+    """A pack archived or copied with its build/ (marks included) arrives with a build/ pnp
+    did not make here: refused, its files left as they were."""
+    pack = packs / "mini"
+    build_game("mini", out_root=pack / "build", cards_dir=packs, workers=pool)
+    copied = tmp_path / "elsewhere" / "mini"
+    shutil.copytree(pack, copied, symlinks=True)
+    assert (copied / "build" / MARK).is_file()
+    before = _tree(copied / "build")
+    with pytest.raises(Refused, match=f"^{copied / 'build'} is a folder pnp did not make"):
+        build_game("mini", out_root=copied / "build", cards_dir=copied.parent, workers=pool)
+    assert _tree(copied / "build") == before
+
+
+def test_a_file_hard_linked_where_pnp_writes_keeps_its_content(packs: Path, mine: Path) -> None:
+    """A schema's place holding a hard link to the user's file: the schema is written as a new
+    file in its place, and the user's file keeps its content."""
+    pack = packs / "mini"
+    (pack / "schemas").mkdir()
+    os.link(mine / "notes.txt", pack / "schemas" / "game.schema.json")
+    assert cli.main(["schema", str(pack)]) == 0
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "my notes"
+    assert (pack / "schemas" / "game.schema.json").read_text(encoding="utf-8").startswith("{")
