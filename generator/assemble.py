@@ -47,37 +47,52 @@ def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | 
     joined = pikepdf.Pdf.new()
     sources = [pikepdf.open(io.BytesIO(part.pdf)) for part in parts]  # open until saved
     outline: list = []
+    copied: list = []
     for part in sources:
-        offset = len(joined.pages)
         if "/Outlines" in part.Root:  # not on sheets, faces or plain pages
             where = {page.objgen: index for index, page in enumerate(part.pages)}
             with part.open_outline() as items:
-                outline += [_moved(item, where, offset) for item in items.root]
-        joined.pages.extend(part.pages)
+                outline += [_moved(item, where, len(copied)) for item in items.root]
+        copied += [joined.copy_foreign(page.obj) for page in part.pages]
+    pages = _set_pages(joined, copied)
     for key in ("/Title", "/Producer"):
         if key in sources[0].docinfo:
             joined.docinfo[key] = sources[0].docinfo[key]
     placed = _placed(parts)
     if placed:
-        _draw_placed(joined, placed, faces, sources)
+        _draw_placed(joined, pages, placed, faces, sources)
     if overlay is not None:
         sources.append(pikepdf.open(io.BytesIO(overlay.pdf)))
-        for page, folio in zip(joined.pages, sources[-1].pages, strict=True):
+        for page, folio in zip(pages, sources[-1].pages, strict=True):
             _overlay(joined, page, joined.copy_foreign(folio.as_form_xobject()))
     with joined.open_outline() as items:
         items.root.extend(outline)
     for index, rectangle, target in _links(parts):
-        annotated = joined.pages[index].obj
+        annotated = pages[index].obj
         if "/Annots" not in annotated:
             annotated.Annots = pikepdf.Array()
         annotated.Annots.append(joined.make_indirect(pikepdf.Dictionary(
             Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Link, Rect=rectangle,
-            Border=[0, 0, 0], Dest=[joined.pages[target].obj, pikepdf.Name.Fit])))
+            Border=[0, 0, 0], Dest=[pages[target].obj, pikepdf.Name.Fit])))
     _prefer(joined, duplex)
     data = _saved(joined)
     for part in sources:
         part.close()
     return data
+
+
+def _set_pages(pdf: Any, pages: list[Any]) -> list[Any]:
+    """Make page objects (of `pdf` already) the pages of a new, empty `pdf` at once, and
+    return them as pages: pikepdf adds a page, or finds one by its number, in a time that
+    grows with the pages already there (10,000 pages took seconds, a page at a time)."""
+    import pikepdf
+
+    tree = pdf.Root.Pages
+    for page in pages:
+        page.Parent = tree
+    tree.Kids = pikepdf.Array(pages)
+    tree.Count = len(pages)
+    return list(pdf.pages)
 
 
 def _placed(parts: list[LaidOut]) -> list[FaceBox]:
@@ -164,36 +179,37 @@ def _saved(pdf: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _draw_placed(joined: Any, placed: list[FaceBox], faces: dict[str, FaceSource],
-                 sources: list[Any]) -> None:
+def _draw_placed(joined: Any, shown: list[Any], placed: list[FaceBox],
+                 faces: dict[str, FaceSource], sources: list[Any]) -> None:
     """Draw every placed face, each face's page copied into the file once, cut to the face."""
     import pikepdf
 
-    opened: dict[bytes, Any] = {}
+    opened: dict[bytes, list[Any]] = {}  # each faces part's pages
     forms: dict[str, Any] = {}
     pages: dict[int, list[FaceBox]] = {}
     for face in placed:
         if face.key not in forms:
             source = faces[face.key]
             if source.pdf not in opened:
-                opened[source.pdf] = pikepdf.open(io.BytesIO(source.pdf))
-                sources.append(opened[source.pdf])  # closed once the file is saved
-            form = joined.copy_foreign(opened[source.pdf].pages[source.page].as_form_xobject())
+                sources.append(pikepdf.open(io.BytesIO(source.pdf)))  # closed once saved
+                opened[source.pdf] = list(sources[-1].pages)
+            form = joined.copy_foreign(opened[source.pdf][source.page].as_form_xobject())
             top = float(form.BBox[3])
             form.BBox = [0, round(top - source.height, 3), round(source.width, 3), top]
             forms[face.key] = form
         pages.setdefault(face.page, []).append(face)
-    _draw_faces(joined, pages, forms)
+    _draw_faces(joined, shown, pages, forms)
 
 
-def _draw_faces(pdf: Any, pages: dict[int, list[FaceBox]], forms: dict[str, Any]) -> None:
+def _draw_faces(pdf: Any, shown: list[Any], pages: dict[int, list[FaceBox]],
+                forms: dict[str, Any]) -> None:
     """Draw each page's faces under everything else on it: each face's form scaled into its
-    box and cut to its clip. `forms` holds each face's form XObject, in `pdf` already, its
-    bounding box the face's own."""
+    box and cut to its clip. `shown` are the pages of `pdf`; `forms` holds each face's form
+    XObject, in `pdf` already, its bounding box the face's own."""
     import pikepdf
 
     for index, placed in sorted(pages.items()):
-        page = pdf.pages[index]
+        page = shown[index]
         drawing = []
         for number, face in enumerate(placed):
             matrix = _face_matrix([float(value) for value in forms[face.key].BBox], face.box,

@@ -26,9 +26,11 @@ those languages, are not asked for one.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import math
 import re
+import shutil
 import tempfile
 import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -143,21 +145,45 @@ def make_fetcher(
 
 @cache
 def font_configuration() -> Any:
-    """One FontConfiguration per process, for documents drawn with the fonts as they are."""
+    """One FontConfiguration per process, for documents drawn with the fonts as they are; its
+    copies of their fonts are removed when the process exits (a worker's, which exits without
+    that, with the folder its pool made)."""
+    folder = Path(tempfile.mkdtemp(prefix="pnp-fonts-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return _font_configuration(folder)
+
+
+def _font_configuration(folder: Path | None) -> Any:
+    """A FontConfiguration that copies the documents' fonts into `folder`, which its caller
+    removes: the folder WeasyPrint makes without one goes only when the garbage collector
+    frees the configuration, which a process that exits or is killed never waits for."""
     from weasyprint.text.fonts import FontConfiguration
 
-    return FontConfiguration()
+    fonts = FontConfiguration()
+    if folder is not None:
+        fonts._folder = folder  # internal API, pinned with WeasyPrint's version
+    return fonts
+
+
+# What WeasyPrint logs about the machine, not the pack: without libharfbuzz-subset0 it says so
+# at every font of every PDF. `make` tells it once (the Makefile's `system` target).
+MACHINE_NOTICES = (
+    'Using fontTools instead of HarfBuzz-Subset for font "%s". This will be unsupported in '
+    'future versions of WeasyPrint. Please install HarfBuzz-Subset >= 4.1.0 with your '
+    'package manager.',
+)
 
 
 class _LogWatch(logging.Handler):
-    """Collects what WeasyPrint logs at warning level and above."""
+    """Collects what WeasyPrint logs at warning level and above about the document."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.records: list[tuple[int, str]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append((record.levelno, record.getMessage()))
+        if record.msg not in MACHINE_NOTICES:
+            self.records.append((record.levelno, record.getMessage()))
 
 
 @contextmanager
@@ -221,23 +247,20 @@ def layout(
     served: set[Path] | None = None,
     aliases: dict[Path, Path] | None = None,
     max_bytes: int = DEFAULT_LIMITS.file_bytes,
+    folder: Path | None = None,
 ) -> Any:
     """Lay out one HTML document into pages, refusing outside files; None if it cannot be.
 
     Files are served from the project and from base_dir, the game pack's own folder, fonts
-    from their subsets in `aliases`; each is added to `served`. What WeasyPrint says, and a
-    file it may not have, goes to `found`.
+    from their subsets in `aliases`, which WeasyPrint copies into `folder` (the caller
+    removes it) when given; each is added to `served`. What WeasyPrint says, and a file it
+    may not have, goes to `found`.
     """
     weasyprint = _weasyprint()
     fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, aliases, found,
                            max_bytes)
     # A FontConfiguration keeps each font by its URL, so cut-down fonts need one of their own.
-    if aliases:
-        from weasyprint.text.fonts import FontConfiguration
-
-        fonts = FontConfiguration()
-    else:
-        fonts = font_configuration()
+    fonts = _font_configuration(folder) if aliases else font_configuration()
     base_url = base_dir.resolve().as_uri() + "/"
     html, rules = _split_style(html)
     with _watching(found, rules or _style_of(html), fetcher.refused):
@@ -379,7 +402,9 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
         for index, path in enumerate(fonts):
             aliases[path] = Path(folder) / f"{index}{path.suffix}"
             aliases[path].write_bytes(subset_font(path, html))
-        document = layout(html, base_dir, found, fonts, served, aliases, max_bytes)
+        (Path(folder) / "faces").mkdir()  # WeasyPrint's copies, gone with the folder
+        document = layout(html, base_dir, found, fonts, served, aliases, max_bytes,
+                          Path(folder) / "faces")
         if document is None:
             return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
         found += measure(document, min_dpi)

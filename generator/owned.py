@@ -256,7 +256,7 @@ class Folder:
                 pid = int(name.removesuffix(TEMP).split(".")[-2])
             except (ValueError, IndexError):
                 continue
-            if pid <= 0 or _running(pid):
+            if pid <= 0 or running(pid):
                 continue
             with contextlib.suppress(OSError, Refused):
                 if self.kind(name) == "folder":
@@ -280,7 +280,7 @@ EXCHANGE = 2  # RENAME_EXCHANGE
 _renameat2 = _load_renameat2()
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
     """Whether a process of this id is running."""
     try:
         os.kill(pid, 0)

@@ -3,6 +3,7 @@
 A designer edits a number and saves; the PDFs follow. The process keeps WeasyPrint imported
 and its workers running between builds, so a rebuild pays only for reading the pack and for
 the parts that changed. A mistake prints its findings and leaves the last good PDFs alone.
+Idle, it looks at the files ever less often, and at a few thousand of them a look.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR, FONTS_DIR, PACK_BUILD, TEMPLATES_DIR
@@ -20,18 +22,32 @@ from .errors import PackError, PnpError
 from .fonts import load_fonts
 from .workers import Workers
 
-POLL = 0.05  # seconds between looks at the files' sizes and modification times
+POLL = 0.05  # seconds between looks at the files just after a build
+IDLE_POLL = 0.5  # what the pause between looks doubles up to while nothing changes
+LOOK_FILES = 5000  # the files a look reads at most: a larger pack takes several looks a pass
+
+Stamp = tuple[int, int]  # a file's size and modification time
 
 
-def stamps(folders: list[Path]) -> dict[str, tuple[int, int]]:
-    """Every file under the folders, with its size and modification time, a pack's own
-    build/ left out. A file or folder that goes while it looks (an editor's temporary file) is
+def _skipped(folders: list[Path], out: Path | None) -> set[str]:
+    """What a watch leaves out, as its walk names it: a pack's own build/, and the output
+    folder wherever it is (its writes are no edits)."""
+    skip = {os.path.join(folder, PACK_BUILD) for folder in folders}
+    where = out.resolve() if out is not None else None
+    for folder in folders:
+        if where is not None and where.is_relative_to(folder.resolve()):
+            skip.add(os.path.join(folder, where.relative_to(folder.resolve())))
+    return skip
+
+
+def _walk(folders: list[Path], skip: set[str]) -> Iterator[tuple[str, Stamp]]:
+    """Every file under the folders with its stamp, but hidden files and folders and those
+    in `skip`. A file or folder that goes while it looks (an editor's temporary file) is
     left out, never an error."""
-    found = {}
     for folder in folders:
         for parent, folders_in, names in os.walk(folder):  # one it cannot read is skipped
-            if parent == str(folder) and PACK_BUILD in folders_in:
-                folders_in.remove(PACK_BUILD)
+            folders_in[:] = [name for name in folders_in if not name.startswith(".")
+                             and os.path.join(parent, name) not in skip]
             for name in names:
                 path = os.path.join(parent, name)
                 try:
@@ -39,8 +55,37 @@ def stamps(folders: list[Path]) -> dict[str, tuple[int, int]]:
                 except OSError:  # gone since it was listed, or a link to nothing
                     continue
                 if info is not None and stat.S_ISREG(info.st_mode):
-                    found[path] = (info.st_size, info.st_mtime_ns)
-    return found
+                    yield path, (info.st_size, info.st_mtime_ns)
+
+
+class Files:
+    """The files a watch looks at, at most LOOK_FILES a look, each look going on where the
+    last stopped: an idle watch over a huge folder costs little, and notices an edit there
+    within a pass."""
+
+    def __init__(self, folders: list[Path], out: Path | None = None) -> None:
+        self.folders, self.skip = folders, _skipped(folders, out)
+        self.known = dict(_walk(folders, self.skip))  # the first pass, whole
+        self.walk = _walk(folders, self.skip)
+        self.walked: set[str] = set()  # the files this pass has looked at
+
+    def changed(self) -> bool:
+        """Look at the next files: whether one changed or came since it was last looked at,
+        or, where a pass ends, whether one went."""
+        changed = False
+        looked = 0
+        for path, stamp in islice(self.walk, LOOK_FILES):
+            looked += 1
+            self.walked.add(path)
+            changed |= self.known.get(path) != stamp
+            self.known[path] = stamp
+        if looked < LOOK_FILES:  # the pass is over: what it did not find is gone
+            gone = self.known.keys() - self.walked
+            for path in gone:
+                del self.known[path]
+            changed |= bool(gone)
+            self.walk, self.walked = _walk(self.folders, self.skip), set()
+        return changed
 
 
 def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
@@ -48,16 +93,16 @@ def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
           stop: Callable[[], bool] = lambda: False) -> None:
     """Build now, then again whenever a file of the pack, a template or a font changes,
     until `stop` says so."""
-    folders = [cards_dir / name, TEMPLATES_DIR, FONTS_DIR]
-    seen: dict[str, tuple[int, int]] = {}
-    warmed = False
+    pause, changed, warmed = POLL, True, False
     with Workers().start() as workers:
+        files = Files([cards_dir / name, TEMPLATES_DIR, FONTS_DIR], out_root)
         while not stop():
-            now = stamps(folders)
-            if now == seen:
-                time.sleep(POLL)
+            if not changed:
+                time.sleep(pause)
+                pause = min(2 * pause, IDLE_POLL)
+                changed = files.changed()
                 continue
-            seen = now
+            pause, changed = POLL, False
             began = time.perf_counter()
             try:
                 build_game(name, options, out_root, cards_dir, progress, workers)

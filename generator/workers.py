@@ -5,8 +5,11 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import shutil
 import signal
+import stat
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -19,17 +22,35 @@ from markupsafe import escape
 from . import PROJECT_ROOT, layout
 from .errors import RenderError
 from .fonts import sample
+from .owned import running
 from .parts import LaidOut
 from .schema import DEFAULT_LIMITS
 
 ORPHAN_POLL = 0.5  # seconds between a worker's looks at whether its parent still runs
 PR_SET_PDEATHSIG = 1  # Linux prctl(2): the signal a process gets when its parent dies
+SCRATCH = "pnp-workers-"  # a pool's temporary folder: this, the id of the process, a suffix
 
 
-def _worker(parent: int, by_main_thread: bool) -> None:
+def sweep_scratch() -> None:
+    """Remove the temporary folders of pools whose process was killed before it could: each
+    of this user's, a real folder, named for a process no longer running."""
+    for path in Path(tempfile.gettempdir()).glob(f"{SCRATCH}*-*"):
+        pid = path.name.removeprefix(SCRATCH).split("-")[0]
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if pid.isdigit() and not running(int(pid)) and stat.S_ISDIR(info.st_mode) \
+                and info.st_uid == os.getuid():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _worker(parent: int, by_main_thread: bool, scratch: str) -> None:
     """A worker ignores Ctrl-C, which the main process handles for all, ends quietly on
-    SIGTERM or SIGHUP (not through a handler the parent set), dies with its parent, and
-    loads WeasyPrint."""
+    SIGTERM or SIGHUP (not through a handler the parent set), dies with its parent, keeps
+    its temporary files in `scratch` (which the parent removes: a worker exits, or is
+    killed, without removing its own), and loads WeasyPrint."""
+    tempfile.tempdir = os.environ["TMPDIR"] = scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for stop in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if stop is not None:
@@ -73,15 +94,19 @@ class Workers:
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
+        self._scratch: Path | None = None  # the processes' temporary folder
 
     def start(self) -> Workers:
         """Start the processes now, each importing WeasyPrint."""
         cores = os.cpu_count() or 1
         if self._pool is None and cores > 1:
             by_main_thread = threading.current_thread() is threading.main_thread()
+            sweep_scratch()
+            self._scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-"))
             self._pool = ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork"),
                                              initializer=_worker,
-                                             initargs=(os.getpid(), by_main_thread))
+                                             initargs=(os.getpid(), by_main_thread,
+                                                       str(self._scratch)))
             self._pool.submit(int)  # the processes start at the first task
         return self
 
@@ -92,10 +117,15 @@ class Workers:
         self.stop()
 
     def stop(self) -> None:
-        """End the processes, giving their memory back."""
+        """End the processes, giving their memory back, and remove their temporary files."""
         if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+            try:
+                self._pool.shutdown()
+            finally:
+                self._pool = None
+                if self._scratch is not None:
+                    shutil.rmtree(self._scratch, ignore_errors=True)
+                    self._scratch = None
 
     def warm(self, fonts: list[Path]) -> list[Future]:
         """Have each process lay out a line in every font, so that the first part it is given

@@ -207,7 +207,7 @@ def test_a_scan_survives_files_and_folders_that_come_and_go(tmp_path: Path,
 
     monkeypatch.setattr(os, "stat", stat)
     monkeypatch.setattr(os, "scandir", scandir)
-    found = watch.stamps([tmp_path / "pack", tmp_path / "missing"])
+    found = watch.Files([tmp_path / "pack", tmp_path / "missing"]).known
     monkeypatch.undo()
     assert str(kept) in found and len(found) <= 2  # the file gone counts as it was seen
 
@@ -227,7 +227,121 @@ def test_a_scan_survives_files_and_folders_that_come_and_go(tmp_path: Path,
     churning.start()
     try:
         for _ in range(300):
-            assert str(kept) in watch.stamps([tmp_path / "pack"])
+            assert str(kept) in watch.Files([tmp_path / "pack"]).known
     finally:
         stop.set()
         churning.join()
+
+
+def test_outputs_a_pack_s_build_and_hidden_folders_are_no_edits(tmp_path: Path) -> None:
+    """What a build writes, in the output folder wherever it is (here inside the pack) or in
+    the pack's build/, and what hides in a hidden folder (.git) is never an edit; a file of the
+    pack that changes, comes or goes is."""
+    from generator import watch
+
+    pack = tmp_path / "pack"
+    (pack / "art").mkdir(parents=True)
+    (pack / "game.yaml").write_text("title: x\n", encoding="utf-8")
+    (pack / "art" / "a.png").write_bytes(b"a")
+    files = watch.Files([pack, tmp_path / "missing"], pack / "out" / "pdf")
+    for written in ("out/pdf/mini/cards-a4.pdf", "out/pdf/.cache/x", "build/mini/cards.pdf",
+                    ".git/objects/ab", "art/.a.png.swp"):
+        (pack / written).parent.mkdir(parents=True, exist_ok=True)
+        (pack / written).write_bytes(b"x")
+    assert not files.changed()
+    assert set(files.known) == {str(pack / "game.yaml"), str(pack / "art" / "a.png")}
+    (pack / "out" / "notes.txt").write_text("mine", encoding="utf-8")  # beside the outputs
+    assert files.changed()
+    (pack / "game.yaml").write_text("title: xy\n", encoding="utf-8")
+    assert files.changed() and not files.changed()
+    (pack / "art" / "a.png").unlink()
+    assert files.changed() and not files.changed()
+
+
+def test_an_idle_look_reads_a_bounded_number_of_files(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each look reads at most LOOK_FILES files, going on where the last stopped: a pack of
+    10 files read 4 at a time is gone over in 3 looks, and an edit anywhere is seen within a
+    pass, a file gone at its end."""
+    from generator import watch
+
+    for index in range(10):
+        (tmp_path / f"{index}.yaml").write_text("x", encoding="utf-8")
+    files = watch.Files([tmp_path])
+    monkeypatch.setattr(watch, "LOOK_FILES", 4)
+    real_stat, read = os.stat, []
+
+    def counted(path: Any, *args: Any, **kwargs: Any) -> Any:
+        read.append(path)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counted)
+    looks = []
+    for _ in range(6):
+        read.clear()
+        looks.append((files.changed(), len(read)))
+    assert looks == [(False, 4), (False, 4), (False, 2)] * 2
+    (tmp_path / "9.yaml").write_text("edited", encoding="utf-8")
+    assert sorted(files.changed() for _ in range(3)) == [False, False, True]  # at its look
+    (tmp_path / "0.yaml").unlink()
+    assert [files.changed() for _ in range(3)] == [False, False, True]  # at the pass's end
+
+
+def test_an_idle_watch_looks_less_often(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a build the files are looked at every 0.05 s, the pause doubling while nothing
+    changes up to 0.5 s; an edit is built and the pauses start short again."""
+    from generator import watch
+
+    pack = tmp_path / "cards" / "mini"
+    pack.mkdir(parents=True)
+    (pack / "game.yaml").write_text("title: x\n", encoding="utf-8")
+    built, pauses = [], []
+
+    class Idle:
+        """Workers that never start a process."""
+
+        def start(self) -> Idle:
+            return self
+
+        def __enter__(self) -> Idle:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def warm(self, fonts: list[Path]) -> list:
+            return []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        if len(pauses) == 7:
+            save(pack / "game.yaml", ("title: x", "title: y"))
+
+    monkeypatch.setattr(watch, "Workers", Idle)
+    monkeypatch.setattr(watch, "build_game", lambda *args: built.append(len(pauses)))
+    monkeypatch.setattr(watch.time, "sleep", pause)
+    watch.watch("mini", watch.BuildOptions(), tmp_path / "out", tmp_path / "cards",
+                stop=lambda: len(pauses) == 10)
+    assert built == [0, 7]
+    assert pauses == [0.05, 0.1, 0.2, 0.4, 0.5, 0.5, 0.5, 0.05, 0.1, 0.2]
+
+
+def test_watch_with_its_outputs_inside_the_pack_rebuilds_only_edits(packs: Path) -> None:
+    """`--out` inside the pack: the watch's own PDFs are no edit, so it waits for the
+    designer's and builds that, not itself forever."""
+    out = packs / "mini" / "pdf"
+    watching = Watching(packs, out)
+    try:
+        first = "\n".join(watching.next_round())
+        assert "pnp: mini: wrote 2 PDFs" in first
+        save(packs / "mini" / "spells.yaml", ("火球术", "炎爆术"))
+        edited = "\n".join(watching.next_round())
+        assert "cards-a4.pdf: 2 pages, 1 of 3 parts laid out" in edited, edited
+        assert "炎爆术" in page_texts(out / "mini" / "cards-a4.pdf")[0]
+        time.sleep(1)  # time for a watch that sees its own outputs to rebuild (it did, forever)
+    finally:
+        watching.process.send_signal(signal.SIGINT)
+        assert watching.process.wait(timeout=60) == 130
+    assert watching.process.stderr is not None
+    rest = watching.process.stderr.read()
+    assert "rebuilt in" not in rest and "Traceback" not in rest, rest

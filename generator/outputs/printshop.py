@@ -26,6 +26,10 @@ from .images import MAX_PIXELS, ImagesExport
 PREVIEW_DPI = 100  # the bleed of each page is checked on a drawing this sharp
 FLATTEN_DPI = 400  # a CMYK file's pages are pictures this sharp (600: twice the time)
 MARK_GAP = 1.0  # mm between a crop mark and the bleed
+# WeasyPrint's time a page grows with its document's pages (5,000 copies in one took 5 min):
+# a deck's pages are laid out this many a part, and parts that repeat (a card's run of copies)
+# are laid out once
+PAGES_PER_PART = 100
 
 
 class PrintshopExport(ImagesExport):
@@ -56,13 +60,15 @@ class PrintshopExport(ImagesExport):
             page = Box(card.width + 2 * room, card.height + 2 * room)
             self.titles[file] = f"{job.game.spec.title} {job.game.spec.version} — " \
                                 f"{deck.spec.name}"
-            html = job.renderer.render("printshop.html.j2", {
-                **context, "page": page, "card": card, "slug": room,
-                "keys": [faces.keys[side.face] for side in pages],
-                "marks": self._marks(page, room) if self.settings.marks else Markup(""),
-                "title": self.titles[file]})
-            documents.append(Document(file, [Part(html, display_path(deck.path))], faces,
-                                      faces.parts_of([deck.spec.id]), duplex=SIMPLEX))
+            keys = [faces.keys[side.face] for side in pages]
+            values = {**context, "page": page, "card": card, "slug": room,
+                      "marks": self._marks(page, room) if self.settings.marks else Markup(""),
+                      "title": self.titles[file]}
+            parts = [Part(job.renderer.render("printshop.html.j2", {
+                **values, "keys": keys[start:start + PAGES_PER_PART]}), display_path(deck.path))
+                for start in range(0, len(keys), PAGES_PER_PART)]
+            documents.append(Document(file, parts, faces, faces.parts_of([deck.spec.id]),
+                                      duplex=SIMPLEX))
         return documents
 
     def _pages(self, deck: Deck) -> list[Side]:
