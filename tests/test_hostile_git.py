@@ -133,25 +133,25 @@ def test_a_revision_without_the_pack_is_a_clear_error(packs: Path, capsys) -> No
 
 
 def test_an_edition_named_like_a_revision_is_refused(packs: Path) -> None:
+    """An edition whose name is also a git revision (a tag, a branch) never shadows it: the
+    name is refused until the edition is renamed."""
     pack = packs / "mini"
     release("mini", "first", packs)
     record = json.loads((pack / "editions" / "first.json").read_text(encoding="utf-8"))
     _commit(packs)
+    _git(packs, "tag", "first")
     edit(pack / "spells.yaml", "cost: 2", "cost: 5")
     _commit(packs)
-    (pack / "editions" / "first.json").unlink()
-    (pack / "editions" / "HEAD~1.json").write_text(json.dumps({**record, "edition": "HEAD~1"}),
-                                                   encoding="utf-8")
     with pytest.raises(PnpError) as caught:
-        changes("mini", "HEAD~1", packs)
+        changes("mini", "first", packs)
     assert str(caught.value) == (
-        f"mini: 'HEAD~1' is both an edition of the pack and a git revision (commit "
-        f"{_git(packs, 'rev-parse', 'HEAD~1')[:12]}): rename the edition (its `edition` in "
+        f"mini: 'first' is both an edition of the pack and a git revision (commit "
+        f"{_git(packs, 'rev-parse', 'first')[:12]}): rename the edition (its `edition` in "
         f"{pack / 'editions'}) so that --since names one of them")
-    (pack / "editions" / "HEAD~1.json").write_text(json.dumps({**record, "edition": "one"}),
-                                                   encoding="utf-8")
+    (pack / "editions" / "first.json").write_text(json.dumps({**record, "edition": "one"}),
+                                                  encoding="utf-8")
     assert _changed(packs, "one") == ["spells/S2"]  # renamed, it is an edition again
-    assert _changed(packs, "HEAD~1") == ["spells/S2"]  # and the name a revision
+    assert _changed(packs, "first") == ["spells/S2"]  # and the name a revision
 
 
 def test_export_subst_leaves_an_unchanged_card_unchanged(packs: Path) -> None:
