@@ -86,12 +86,7 @@ class Folder:
         except FileNotFoundError:
             if not make:
                 raise
-            os.mkdir(name, 0o755, dir_fd=self.fd)
-            fd = os.open(name, FOLDER, dir_fd=self.fd)
-            folder = Folder(fd, shown)
-            if mark:
-                folder._write_mark()
-            return folder
+            return self._made(name, mark)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                 raise Refused(f"{shown} is {self._what(name)}, not a folder pnp made; pnp "
@@ -103,6 +98,29 @@ class Folder:
             raise Refused(f"{shown} is a folder pnp did not make (it came with the pack, or "
                           "from another copy); pnp neither writes into it nor deletes it "
                           "(move it away, or give --out another folder)")
+        return folder
+
+    def _made(self, name: str, mark: bool) -> Folder:
+        """A new folder at `name`, which appears with its mark already in it (made under a
+        temporary name, then renamed): a run beside this one never sees it unmarked, and
+        when that run made it first, it is the one opened."""
+        made = f".{name[:64]}.{os.getpid()}.{secrets.token_hex(4)}{TEMP}" if mark else name
+        try:
+            os.mkdir(made, 0o755, dir_fd=self.fd)
+        except FileExistsError:  # made by a run beside this one just now
+            return self.sub(name, make=False, mark=mark)
+        folder = Folder(os.open(made, FOLDER, dir_fd=self.fd), self.path / name)
+        if not mark:
+            return folder
+        try:
+            folder._write_mark()
+            os.rename(made, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        except OSError as exc:
+            folder.close()
+            shutil.rmtree(made, dir_fd=self.fd, ignore_errors=True)
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                raise
+            return self.sub(name, make=False, mark=mark)
         return folder
 
     def _what(self, name: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -241,3 +242,18 @@ def test_a_file_hard_linked_where_pnp_writes_keeps_its_content(packs: Path, mine
     assert cli.main(["schema", str(pack)]) == 0
     assert (mine / "notes.txt").read_text(encoding="utf-8") == "my notes"
     assert (pack / "schemas" / "game.schema.json").read_text(encoding="utf-8").startswith("{")
+
+
+def test_runs_side_by_side_make_one_marked_folder(tmp_path: Path) -> None:
+    """Eight runs making the same folders at once all open the one that appears, marked, and
+    leave nothing else behind."""
+    out = tmp_path / "out"
+
+    def make() -> bool:
+        with folder_at(out, ".cache", "parts", "mini") as folder:
+            return folder.marked()
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(lambda _: make(), range(8))) == [True] * 8
+    assert sorted(os.listdir(out / ".cache")) == [MARK, "parts"]
+    assert sorted(os.listdir(out / ".cache" / "parts" / "mini")) == [MARK]
