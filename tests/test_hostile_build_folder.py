@@ -257,3 +257,23 @@ def test_runs_side_by_side_make_one_marked_folder(tmp_path: Path) -> None:
         assert list(pool.map(lambda _: make(), range(8))) == [True] * 8
     assert sorted(os.listdir(out / ".cache")) == [MARK, "parts"]
     assert sorted(os.listdir(out / ".cache" / "parts" / "mini")) == [MARK]
+
+
+def test_a_release_that_cannot_keep_its_pictures_writes_no_record(packs: Path,
+                                                                   mine: Path) -> None:
+    """The build folder refused: the release stops before anything, and no edition record is
+    left in the pack."""
+    pack = packs / "mini"
+    (pack / "build").symlink_to(mine, target_is_directory=True)
+    with pytest.raises(Refused):
+        release("mini", None, packs, pack / "build")
+    assert not (pack / "editions").exists()
+
+
+def test_an_export_folder_is_readable_by_others(packs: Path, pool: Workers) -> None:
+    """An export is put in place with the modes of any folder the user makes (not 0700)."""
+    folder = _export(packs / "mini", [], pool)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert folder.stat().st_mode & 0o777 == 0o755 & ~mask
+    assert (folder / "spells").stat().st_mode & 0o777 == 0o755 & ~mask
