@@ -30,7 +30,11 @@ system:
 	  echo "note: Ghostscript is missing, so \`pnp export --to printshop --cmyk\` cannot run;" \
 	       "install it with: sudo apt-get install ghostscript"
 
+# pnp writes only into folders it marked as its own; a build/ an older pnp made has no mark.
 build: setup
+	@if [ -d build ] && [ ! -L build ] && [ ! -e build/.pnp-made ]; then \
+	  echo "note: build/ was made by an older pnp, which did not mark its folders; it is made anew"; \
+	  rm -rf build; fi
 	$(BIN)/pnp build $(GAME) --paper $(PAPER)
 
 test: setup

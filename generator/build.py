@@ -11,13 +11,13 @@ from pathlib import Path
 
 from . import BUILD_DIR, CARDS_DIR, outputs
 from .assemble import unsound
-from .cache import BuildOptions, PartCache, input_digest, parts_place
+from .cache import CACHE, BuildOptions, PartCache, input_digest, parts_place
 from .errors import Finding, PackError, RenderError, display_path, errors_only
 from .execute import Assembled, Executor, Site
 from .fonts import load_fonts
 from .geometry import Box, load_geometry
 from .load import Game, line_of, load_game
-from .manifest import Output, Written, write_set
+from .manifest import SETS, Output, Written, write_set
 from .outputs import Document, Job, OutputKind
 from .owned import check_root
 from .render import Renderer
@@ -184,7 +184,7 @@ def build_game(
     stopped.
     """
     started = time.perf_counter()
-    check_root(out_root)
+    check_root(out_root, (SETS, name), (CACHE,))
     digest = input_digest(cards_dir / name, options)
     with nullcontext(workers) if workers else Workers().start() as pool:
         checked = check(name, cards_dir, options)

@@ -74,9 +74,12 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+CACHE = ".cache"  # below the output folder: every kept part, image and picture
+
+
 def parts_place(game: str) -> tuple[str, ...]:
     """Where below the output folder a game's laid-out parts are kept, outside its sets."""
-    return (".cache", "parts", game)
+    return (CACHE, "parts", game)
 
 
 def parts_folder(out_root: Path, game: str) -> Path:

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR, outputs, preflight
 from .build import check, make
-from .cache import BuildOptions, PartCache
+from .cache import CACHE, BuildOptions, PartCache
 from .errors import PackError, PnpError, errors_only
 from .outputs.base import ExportSettings, File
 from .outputs.images import MAX_DPI, ImagesExport
@@ -35,7 +35,7 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     started = time.perf_counter()
     if not MIN_DPI <= settings.dpi <= MAX_DPI:
         raise PnpError(f"--dpi {settings.dpi:g}: an export draws at {MIN_DPI} to {MAX_DPI} dpi")
-    check_root(out_root)
+    check_root(out_root, (f"{name}-export",), (CACHE,))
     kind_class = {kind.name: kind for kind in outputs.EXPORTS}[to]
     checked = check(name, cards_dir, BuildOptions(only=(to,)),
                     kinds=[lambda job: kind_class(job, settings)])
@@ -74,7 +74,7 @@ def images_cache(out_root: Path, game: str, kind: str, pack: Path,
                  progress: Any) -> PartCache:
     """Where an export kind's drawn images are kept between runs, keyed by the pack's folder
     too, each sealed and checked like a laid-out part."""
-    return PartCache(out_root, (".cache", "images", game, kind), pack,
+    return PartCache(out_root, (CACHE, "images", game, kind), pack,
                      lambda message: progress(f"{game}: cache: {message}"), suffix=".image")
 
 

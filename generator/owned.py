@@ -95,9 +95,9 @@ class Folder:
         folder = Folder(fd, shown)
         if mark and not folder.marked():
             folder.close()
-            raise Refused(f"{shown} is a folder pnp did not make (it came with the pack, or "
-                          "from another copy); pnp neither writes into it nor deletes it "
-                          "(move it away, or give --out another folder)")
+            raise Refused(f"{shown} is a folder pnp did not make (it came with the pack, was "
+                          "copied, or an older pnp made it); pnp neither writes into it nor "
+                          "deletes it (delete or move it, or give --out another folder)")
         return folder
 
     def _made(self, name: str, mark: bool) -> Folder:
@@ -310,11 +310,13 @@ def running(pid: int) -> bool:
 
 
 def open_named(path: Path, *, make: bool = True) -> Folder:
-    """A folder the designer named (an --out folder, a pack's own), followed as given and
-    made if missing."""
+    """A folder the designer named (an --out folder, a pack's own), followed as given; made
+    (and marked) if missing."""
     path = Path(os.path.abspath(path.expanduser()))
-    if make:
-        path.mkdir(parents=True, exist_ok=True)
+    if make and not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open_named(path.parent, make=False) as parent:
+            return parent.sub(path.name)
     return Folder(os.open(path, FOLDER & ~os.O_NOFOLLOW), path)
 
 
@@ -329,11 +331,14 @@ def open_root(path: Path, *, make: bool = True) -> Folder:
     return open_named(path, make=make)
 
 
-def check_root(path: Path) -> None:
-    """Refuse now, before any work, an output folder pnp would refuse to write into; one
-    that is not there yet is fine."""
-    with contextlib.suppress(FileNotFoundError), open_root(path, make=False):
-        pass
+def check_root(path: Path, *below: tuple[str, ...]) -> None:
+    """Refuse now, before any work, an output folder pnp would refuse to write into, or
+    refuse to write into the folders `below` it (each a path of folder names); what is not
+    there yet is fine."""
+    with contextlib.suppress(FileNotFoundError), open_root(path, make=False) as root:
+        for parts in below:
+            with contextlib.suppress(FileNotFoundError), open_path(root, parts, make=False):
+                pass
 
 
 def open_path(root: Folder, parts: tuple[str, ...] | list[str], *, make: bool = True,

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import BUILD_DIR, CARDS_DIR, changelog, editions, git
 from .build import Checked, check, make
-from .cache import BuildOptions
+from .cache import CACHE, BuildOptions
 from .errors import PackError, PnpError, errors_only
 from .export import images_cache, write_whole
 from .language import section_words
@@ -57,7 +57,7 @@ def release(name: str, edition: str | None, cards_dir: Path = CARDS_DIR,
     if edition is not None:
         editions.check_name(edition)
     if out_root is not None:
-        check_root(out_root)
+        check_root(out_root, (CACHE,))
     checked = checked_game(name, cards_dir)
     number = editions.next_number(checked.game)
     record = record_of(checked, edition or f"e{number}", number)
@@ -171,7 +171,7 @@ def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptio
     proof of each before and after as changes-<paper>.pdf, and CHANGELOG.md, into
     `out_root/<game>-reprint/`; None, and nothing written, when nothing changed."""
     started = time.perf_counter()
-    check_root(out_root)
+    check_root(out_root, (f"{name}-reprint",), (CACHE,))
     found, checked = changes(name, reference, cards_dir)
     if found.empty:
         progress(f"{name}: nothing prints differently since {found.since}: nothing written")

@@ -64,7 +64,7 @@ def test_a_build_folder_that_came_with_the_pack_is_refused(packs: Path, mine: Pa
     images.mkdir(parents=True)
     (images / "images").symlink_to(mine / "images", target_is_directory=True)
     with pytest.raises(Refused, match=f"^{pack / 'build'} is a folder pnp did not make \\(it "
-                                      "came with the pack, or from another copy\\)"):
+                                      "came with the pack, was copied, or an older pnp made it\\)"):
         _export(pack, [], pool)
     assert _tree(mine) == before
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..cache import PartCache
+from ..cache import CACHE, PartCache
 from ..errors import display_path
 from ..files import file_part
 from ..language import section_words
@@ -44,7 +44,7 @@ def kept_store(out_root: Path, game: str, edition: str, pack: Path,
                read_only: bool = False) -> PartCache:
     """Where `pnp release` keeps an edition's pictures, each sealed and checked like a part:
     `.cache/editions/<game>/<edition>/`, the edition's name made one safe file-name part."""
-    return PartCache(out_root, (".cache", "editions", game, file_part(edition)), pack,
+    return PartCache(out_root, (CACHE, "editions", game, file_part(edition)), pack,
                      lambda message: progress(f"{game}: kept pictures: {message}"),
                      read_only, ".png")
 
