@@ -18,13 +18,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from generator import cli
-from generator.errors import PackError
 from generator.load import load_game
 from generator.outputs.images import _csv
 from generator.schema import DEFAULT_LIMITS
 from generator.spreadsheet import _csv_table, write_csv
 
 from .conftest import edit
+from .test_hostile_load import _found
 from .test_spreadsheet import FILE_LINE, _deck_file, _workbook, _zipped
 
 CARDS: list[list[Any]] = [["id", "name", "cost", "back"], ["S1", "火球术", 3, "red"]]
@@ -32,15 +32,6 @@ SHEET = "xl/worksheets/sheet1.xml"
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 DTD = '<!DOCTYPE w [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
 TRIGGERS = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1"]  # OWASP's: = + - @ tab CR
-
-
-def _found(packs: Path) -> list[str]:
-    """What loading the tiny pack finds, as the CLI prints it; game.yaml's own too."""
-    try:
-        findings = load_game("mini", packs).findings
-    except PackError as exc:
-        findings = exc.findings
-    return [str(finding) for finding in findings]
 
 
 def _members(workbook: bytes) -> dict[str, bytes]:
