@@ -104,7 +104,7 @@ def read_bytes(path: Path, limit: int, *, name: str | None = None,
             chunks.append(chunk)
             held += len(chunk)
         if held > limit:  # it grew while being read, or its size was not told
-            raise _too_big(path, name, held, limit, over=True)
+            raise too_big(path, name, held, limit, over=True)
         return b"".join(chunks)
     except OSError as exc:
         raise _unreadable(path, name, exc) from None
@@ -129,10 +129,10 @@ def _vet(status: os.stat_result, path: Path, name: str | None, limit: int) -> No
     if not stat.S_ISREG(status.st_mode):
         raise FileRefused("E050", f"{_called(path, name)} is not a regular file")
     if status.st_size > limit:
-        raise _too_big(path, name, status.st_size, limit)
+        raise too_big(path, name, status.st_size, limit)
 
 
-def _too_big(path: Path, name: str | None, size: int, limit: int,
+def too_big(path: Path, name: str | None, size: int, limit: int,
              over: bool = False) -> FileRefused:
     """The finding for a file over the size limit."""
     told = "more than " if over else ""

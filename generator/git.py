@@ -14,7 +14,7 @@ from typing import IO
 
 from . import PACK_BUILD
 from .errors import Finding, PackError, PnpError
-from .files import CHUNK, _too_big
+from .files import CHUNK, too_big
 
 TIMEOUT = 120  # seconds one git command may run
 MAX_FILES = 10_000  # files of the pack a revision may hold
@@ -72,7 +72,7 @@ def write_pack(folder: Path, commit: str, revision: str, into: Path, limit: int)
         elif mode not in FILES or not path.startswith(prefix) or {"", ".", ".."} & set(parts):
             findings.append(Finding(where, 0, "not a regular file inside the pack", "E050"))
         elif int(size) > limit:
-            findings.append(Finding(where, 0, _too_big(Path(path), None, int(size), limit)
+            findings.append(Finding(where, 0, too_big(Path(path), None, int(size), limit)
                                     .message, "E006"))
         else:
             wanted.append((blob, parts))
