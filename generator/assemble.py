@@ -170,6 +170,26 @@ def _prefer(pdf: Any, duplex: str | None) -> None:
     pdf.Root.ViewerPreferences = preferences
 
 
+def identity_charsets(data: bytes) -> bytes:
+    """A PDF whose embedded CID-keyed CFF fonts give each glyph the CID its code names, so
+    every reader (MuPDF and Ghostscript too, not only Poppler and PDFium) draws the glyphs
+    the page asks for; the same bytes when no font needs it."""
+    import pikepdf
+
+    from .fonts import identity_charset
+
+    pdf = pikepdf.open(io.BytesIO(data))
+    changed = False
+    for font in pdf.objects:
+        if isinstance(font, pikepdf.Dictionary) and font.get("/Type") == "/FontDescriptor" \
+                and "/FontFile3" in font:
+            rewritten = identity_charset(font.FontFile3.read_bytes())
+            if rewritten is not None:
+                font.FontFile3.write(rewritten)
+                changed = True
+    return _saved(pdf) if changed else data
+
+
 def _saved(pdf: Any) -> bytes:
     """A PDF's bytes, the same for the same content (no random file id), objects compressed."""
     import pikepdf

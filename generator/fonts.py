@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -375,3 +376,28 @@ def read_font(data: bytes, weight: int, style: str) -> frozenset[int]:
         raise FontUnusable(f"is {'an italic' if italic else 'an upright'} face, but is "
                            f"declared {style}")
     return codes
+
+
+def identity_charset(font: bytes) -> bytes | None:
+    """An embedded CID-keyed CFF font (OpenType) whose charset gives each glyph the CID of its
+    own index, as a PDF's Identity-H codes (glyph indexes) need: MuPDF and Ghostscript look a
+    code's glyph up through the charset, which a subset keeps from the whole font (CID 62741 at
+    glyph 965). None when the font is not CID-keyed CFF or is identity already."""
+    from fontTools.ttLib import TTFont
+
+    opened = TTFont(io.BytesIO(font), lazy=True)
+    if "CFF " not in opened:
+        return None
+    top = opened["CFF "].cff.topDictIndex[0]
+    names = list(top.charset)
+    identity = [".notdef", *(f"cid{index:05d}" for index in range(1, len(names)))]
+    if not hasattr(top, "ROS") or names == identity:
+        return None
+    at = {name: index for index, name in enumerate(names)}
+    strings = top.CharStrings
+    strings.charStrings = {identity[at[name]]: kept for name, kept in strings.charStrings.items()}
+    top.charset = identity
+    opened.setGlyphOrder(identity)  # the other tables stay as they are, never decompiled
+    out = io.BytesIO()
+    opened.save(out)
+    return out.getvalue()

@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from . import PROJECT_ROOT
+from .assemble import identity_charsets
 from .colors import contrast, to_hex
 from .files import FileRefused, read_bytes
 from .fonts import BOLD, is_cjk_language, subset_font
@@ -378,7 +379,7 @@ def write_pdf(document: Any, found: list[Found], html: str | None = None) -> byt
                                "not of the project or the pack: name a family of "
                                "fonts/fonts.yaml or of the pack's `font_files`"))
     # an image an SVG asks for is fetched only now: refused, nothing is written
-    return b"" if _errors(found[before:]) else data
+    return b"" if _errors(found[before:]) else identity_charsets(data)
 
 
 def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> tuple[
