@@ -385,7 +385,7 @@ def identity_charset(font: bytes) -> bytes | None:
     glyph 965). None when the font is not CID-keyed CFF or is identity already."""
     from fontTools.ttLib import TTFont
 
-    opened = TTFont(io.BytesIO(font), lazy=True)
+    opened = TTFont(io.BytesIO(font), lazy=True, recalcBBoxes=False, recalcTimestamp=False)
     if "CFF " not in opened:
         return None
     top = opened["CFF "].cff.topDictIndex[0]
