@@ -183,7 +183,10 @@ def identity_charsets(data: bytes) -> bytes:
     for font in pdf.objects:
         if isinstance(font, pikepdf.Dictionary) and font.get("/Type") == "/FontDescriptor" \
                 and "/FontFile3" in font:
-            rewritten = identity_charset(font.FontFile3.read_bytes())
+            try:
+                rewritten = identity_charset(font.FontFile3.read_bytes())
+            except Exception:  # noqa: BLE001 - a font fontTools cannot read stays as it is
+                rewritten = None
             if rewritten is not None:
                 font.FontFile3.write(rewritten)
                 changed = True
