@@ -170,19 +170,29 @@ def _prefer(pdf: Any, duplex: str | None) -> None:
     pdf.Root.ViewerPreferences = preferences
 
 
-def identity_charsets(data: bytes) -> bytes:
+def embedded_fonts(data: bytes, names: Mapping[str, str] | None = None) -> bytes:
     """A PDF whose embedded CID-keyed CFF fonts give each glyph the CID its code names, so
     every reader (MuPDF and Ghostscript too, not only Poppler and PDFium) draws the glyphs
-    the page asks for; the same bytes when no font needs it."""
+    the page asks for, and whose fonts are called by `names` (WeasyPrint's name, such as
+    "ABCDEF+Noto-Sans-SC-Oblique", to the face's own, "ABCDEF+NotoSansSC-Regular"); the same
+    bytes when nothing needs it."""
     import pikepdf
 
     from .fonts import identity_charset
 
+    renamed = {pikepdf.Name("/" + old): pikepdf.Name("/" + new)
+               for old, new in (names or {}).items()}
     pdf = pikepdf.open(io.BytesIO(data))
     changed = False
     for font in pdf.objects:
-        if isinstance(font, pikepdf.Dictionary) and font.get("/Type") == "/FontDescriptor" \
-                and "/FontFile3" in font:
+        if not isinstance(font, pikepdf.Dictionary):
+            continue
+        for key in ("/BaseFont", "/FontName"):  # a font, a CID font, a font descriptor
+            given = font.get(key)
+            if isinstance(given, pikepdf.Name) and given in renamed:
+                font[key] = renamed[given]
+                changed = True
+        if font.get("/Type") == "/FontDescriptor" and "/FontFile3" in font:
             try:
                 rewritten = identity_charset(font.FontFile3.read_bytes())
             except Exception:  # noqa: BLE001 - a font fontTools cannot read stays as it is
@@ -364,7 +374,9 @@ def _inset(x0: float, y0: float, x1: float, y1: float, by: float) -> list[float]
 
 
 def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | None]]) -> bytes:
-    """Place a PDF's pages two up on landscape `sheet`s, in the given (left, right) order."""
+    """Place a PDF's pages two up on landscape `sheet`s, in the given (left, right) order;
+    each side's TrimBox and BleedBox are the spread the two pages make (the pages have no
+    bleed: the folded sheet is the booklet's size)."""
     import pikepdf
 
     width, height = sheet.height * MM, sheet.width * MM  # landscape
@@ -373,16 +385,21 @@ def impose_booklet(pdf: bytes, sheet: Box, order: list[tuple[int | None, int | N
         forms = [booklet.copy_foreign(page.as_form_xobject()) for page in source.pages]
         for side in order:
             drawing, placed = [], pikepdf.Dictionary()
+            spread = [width / 2, height, width / 2, 0.0]  # the pages' union: x0, y0, x1, y1
             for slot, index in enumerate(side):
-                if index is None:
-                    continue
-                box = source.pages[index].mediabox
-                x = slot * width / 2 + (width / 2 - float(box[2] - box[0])) / 2
-                y = (height - float(box[3] - box[1])) / 2
-                placed[f"/P{slot}"] = forms[index]
-                drawing.append(f"q 1 0 0 1 {x:.4f} {y:.4f} cm /P{slot} Do Q")
+                box = source.pages[0 if index is None else index].mediabox
+                page_w, page_h = float(box[2] - box[0]), float(box[3] - box[1])
+                x = slot * width / 2 + (width / 2 - page_w) / 2
+                y = (height - page_h) / 2
+                spread = [min(spread[0], x), min(spread[1], y),
+                          max(spread[2], x + page_w), max(spread[3], y + page_h)]
+                if index is not None:  # a blank page still takes its half of the spread
+                    placed[f"/P{slot}"] = forms[index]
+                    drawing.append(f"q 1 0 0 1 {x:.4f} {y:.4f} cm /P{slot} Do Q")
+            trim = [round(value, 3) for value in spread]
             page = pikepdf.Dictionary(
                 Type=pikepdf.Name.Page, MediaBox=[0, 0, width, height],
+                TrimBox=trim, BleedBox=trim,
                 Resources=pikepdf.Dictionary(XObject=placed),
                 Contents=pikepdf.Stream(booklet, "\n".join(drawing).encode()))
             booklet.pages.append(pikepdf.Page(page))

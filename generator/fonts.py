@@ -303,7 +303,10 @@ def subset_font(path: Path, text: str) -> bytes:
     request = uharfbuzz.SubsetInput()
     for code in sorted(ALWAYS | list_markers(text) | set(map(ord, set(text)))):
         request.unicode_set.add(code)
-    request.sets(uharfbuzz.SubsetInputSets.NAME_ID).invert()  # keep every name
+    # every name but IDs 0-6 (HarfBuzz's default, inverted): the licence stays, and the
+    # family names go, so that fontconfig never takes a face of ours for a generic family
+    # (`sans-serif`), which would hide text drawn in no declared font (E083)
+    request.sets(uharfbuzz.SubsetInputSets.NAME_ID).invert()
     status = path.stat()
     face = _harfbuzz_face(path, (status.st_mtime_ns, status.st_size))
     return uharfbuzz.subset(face, request).blob.data
@@ -376,6 +379,29 @@ def read_font(data: bytes, weight: int, style: str) -> frozenset[int]:
         raise FontUnusable(f"is {'an italic' if italic else 'an upright'} face, but is "
                            f"declared {style}")
     return codes
+
+
+POSTSCRIPT_NAME = re.compile(r"[A-Za-z0-9._-]{1,56}")
+
+
+def face_name(path: Path) -> str | None:
+    """The face's own PostScript name (name ID 6), when it has a sound one: what a PDF
+    should call the face, rather than the family, weight and style the text asked for."""
+    status = path.stat()
+    return _face_name(path, (status.st_mtime_ns, status.st_size))
+
+
+@cache
+def _face_name(path: Path, stamp: tuple[int, int]) -> str | None:
+    """`face_name`, once per process and version of the file."""
+    from fontTools.ttLib import TTFont
+
+    try:
+        opened = TTFont(path, lazy=True, fontNumber=0)
+        name = opened["name"].getDebugName(6) if "name" in opened else None
+    except Exception:  # noqa: BLE001 - a face fontTools cannot read keeps WeasyPrint's name
+        return None
+    return name if name and POSTSCRIPT_NAME.fullmatch(name) else None
 
 
 def identity_charset(font: bytes) -> bytes | None:

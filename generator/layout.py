@@ -33,7 +33,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
@@ -42,10 +42,10 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from . import PROJECT_ROOT
-from .assemble import identity_charsets
+from .assemble import embedded_fonts
 from .colors import contrast, to_hex
 from .files import FileRefused, read_bytes
-from .fonts import BOLD, is_cjk_language, subset_font
+from .fonts import BOLD, face_name, is_cjk_language, subset_font
 from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
 from .schema import DEFAULT_LIMITS
 
@@ -361,10 +361,12 @@ def _stylesheet(rules: str, base_dir: Path) -> Any:
 FACE_FAMILY = re.compile(r"@font-face\s*\{[^}]*?font-family:\s*(['\"]?)([^;'\"}]+)\1")
 
 
-def write_pdf(document: Any, found: list[Found], html: str | None = None) -> bytes:
+def write_pdf(document: Any, found: list[Found], html: str | None = None,
+              names: Mapping[bytes, str] | None = None) -> bytes:
     """The PDF bytes of a laid-out document. Glyphs are drawn here, so a missing one is found
     here too, and, given its `html`, text drawn in a font no @font-face of it declares: a
-    font of the machine's, which another machine would not have (E083)."""
+    font of the machine's, which another machine would not have (E083). `names` gives the
+    PostScript name of each font file it was given, by content."""
     before = len(found)
     with _watching(found):
         try:
@@ -379,7 +381,24 @@ def write_pdf(document: Any, found: list[Found], html: str | None = None) -> byt
                                "not of the project or the pack: name a family of "
                                "fonts/fonts.yaml or of the pack's `font_files`"))
     # an image an SVG asks for is fetched only now: refused, nothing is written
-    return b"" if _errors(found[before:]) else identity_charsets(data)
+    if _errors(found[before:]):
+        return b""
+    return embedded_fonts(data, _face_names(document, names or {}))
+
+
+def _face_names(document: Any, names: Mapping[bytes, str]) -> dict[str, str]:
+    """Each embedded font's name as WeasyPrint gives it (family, weight and the style asked
+    for: an upright face set in italics is called "…-Oblique") to its subset tag and the
+    face's own PostScript name, for the fonts `names` knows by their content."""
+    from weasyprint.text.fonts import get_hb_object_data
+
+    renamed = {}
+    for font in document.fonts.values():
+        own = names.get(get_hb_object_data(font.hb_face))
+        if own:
+            given = font.name.decode("latin-1").lstrip("/")
+            renamed[given] = f"{given.split('+')[0]}+{own}"
+    return renamed
 
 
 def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> tuple[
@@ -399,17 +418,21 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
     found: list[Found] = []
     served: set[Path] = set()
     with tempfile.TemporaryDirectory(prefix="pnp-fonts-") as folder:
-        aliases = {}
+        aliases, names = {}, {}
         for index, path in enumerate(fonts):
             aliases[path] = Path(folder) / f"{index}{path.suffix}"
-            aliases[path].write_bytes(subset_font(path, html))
+            cut = subset_font(path, html)
+            aliases[path].write_bytes(cut)
+            own = face_name(path)
+            if own:
+                names[cut] = own
         (Path(folder) / "faces").mkdir()  # WeasyPrint's copies, gone with the folder
         document = layout(html, base_dir, found, fonts, served, aliases, max_bytes,
                           Path(folder) / "faces")
         if document is None:
             return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
         found += measure(document, min_dpi)
-        data = write_pdf(document, found, html) if write and not _errors(found) else b""
+        data = write_pdf(document, found, html, names) if write and not _errors(found) else b""
         return LaidOut(b"" if _errors(found) else data, len(document.pages), found,
                        [stamp(path) for path in sorted(served)], _anchors(document),
                        _links(document), placements(document), time.perf_counter() - started)

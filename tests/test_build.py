@@ -151,8 +151,8 @@ def test_only_the_registered_fonts_are_embedded(default_a4: Path) -> None:
         embedded = set()
         for page in PdfReader(default_a4 / name).pages:
             embedded |= _fonts(page["/Resources"])
-        assert embedded <= {"Noto-Sans-SC", "Noto-Sans-SC-Bold", "Noto-Serif-SC"}, name
-        assert "Noto-Sans-SC" in embedded
+        assert embedded <= {"NotoSansSC-Regular", "NotoSansCJKsc-Bold", "NotoSerifSC-Regular"}, name
+        assert "NotoSansSC-Regular" in embedded
 
 
 def _fonts(resources) -> set[str]:

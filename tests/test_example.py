@@ -91,7 +91,7 @@ def test_example_embeds_its_own_font_and_real_italics(out_root: Path) -> None:
     rulebook = _fonts(out_root / GAME / "rulebook-a4.pdf")
     regular = [font for name, font in cards if name == "Harbour-Garamond"]
     italic = [font for name, font in cards if name == "Harbour-Garamond-Italic"]
-    emphasis = [font for name, font in rulebook if name == "Noto-Sans-Latin-Italic"]
+    emphasis = [font for name, font in rulebook if name == "NotoSans-Italic"]
     assert regular and italic and emphasis
     assert all(_drawn_from(font, fonts / "EBGaramond-Regular.otf") for font in regular)
     assert all(_drawn_from(font, fonts / "EBGaramond-Italic.otf") for font in italic)

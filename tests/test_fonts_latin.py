@@ -10,6 +10,7 @@ from pathlib import Path
 import pypdfium2
 import pypdfium2.raw as pdfium
 import pytest
+from fontTools.ttLib import TTFont
 
 from generator import FONTS_DIR
 from generator.build import BuildOptions, build_game, check, validate_game
@@ -77,9 +78,11 @@ def _english(cards: Path) -> Path:
 
 def _lantern(pack: Path, extra: str = "") -> None:
     """Give a pack its own font, family Lantern (Noto Serif's regular face under another
-    name), for its headings and flavour text."""
+    name, PostScript name Lantern-Regular), for its headings and flavour text."""
     (pack / "fonts").mkdir()
-    shutil.copy(FONTS_DIR / "NotoSerif-Regular.ttf", pack / "fonts" / "lantern.ttf")
+    font = TTFont(FONTS_DIR / "NotoSerif-Regular.ttf")
+    font["name"].setName("Lantern-Regular", 6, 3, 1, 0x409)
+    font.save(pack / "fonts" / "lantern.ttf")
     edit(pack / "game.yaml", "fonts: {body: Noto Sans SC, heading: Noto Sans SC, flavor: Noto "
          "Serif SC}", "fonts: {body: Noto Sans SC, heading: Lantern, flavor: Lantern}\n"
          "font_files:\n  - {family: Lantern, weight: 400, file: fonts/lantern.ttf, "
@@ -93,22 +96,22 @@ def test_an_english_pack_sets_latin_text_in_the_latin_faces(packs: Path, pool: W
     build_game("mini", out_root=out, cards_dir=packs, workers=pool)
     cards, rulebook = out / "mini" / "cards-a4.pdf", out / "mini" / "rulebook-a4.pdf"
     fonts = {name.partition("+")[2]: embedded for name, embedded in _fonts(cards)}
-    assert {"Noto-Sans-Latin-Bold", "Noto-Serif-Latin", "Noto-Sans-SC"} <= set(fonts)
+    assert {"NotoSans-Bold", "NotoSerif-Regular", "NotoSansSC-Regular"} <= set(fonts)
     assert all(fonts.values())
     card = _glyphs(cards, 0)
     # the Latin face's apostrophe is a fifth of an em; the CJK face's is a whole one
     advance, font = _advance(card, "Keeper’s", "’")
-    assert font == "Noto-Sans-Latin-Bold" and 0.1 < advance < 0.35
-    assert {glyph.font for glyph in _at(card, "“lamp”")} == {"Noto-Serif-Latin"}
-    assert _at(card, "法术")[0].font == "Noto-Sans-SC"  # the deck's name: CJK behind Latin
+    assert font == "NotoSans-Bold" and 0.1 < advance < 0.35
+    assert {glyph.font for glyph in _at(card, "“lamp”")} == {"NotoSerif-Regular"}
+    assert _at(card, "法术")[0].font == "NotoSansSC-Regular"  # the deck's name: CJK behind Latin
     page = next(index for index, text in enumerate(page_texts(rulebook))
                 if "Keeper’sLantern" in text)
     text = flat(page_texts(rulebook)[page])
     assert "LighttheKeeper’sLanternandsay“go”." in text
     glyphs = _glyphs(rulebook, page)
-    assert {glyph.font for glyph in _at(glyphs, "Keeper’s")} == {"Noto-Sans-Latin-Italic"}
-    assert {glyph.font for glyph in _at(glyphs, "lamp’s")} == {"Noto-Serif-Latin-Italic"}
-    assert {glyph.font for glyph in _at(glyphs, "bright")} == {"Noto-Serif-Latin-Bold"}
+    assert {glyph.font for glyph in _at(glyphs, "Keeper’s")} == {"NotoSans-Italic"}
+    assert {glyph.font for glyph in _at(glyphs, "lamp’s")} == {"NotoSerif-Italic"}
+    assert {glyph.font for glyph in _at(glyphs, "bright")} == {"NotoSerif-Bold"}
 
 
 def test_a_chinese_pack_keeps_full_width_quotes_and_sets_emphasis_upright(
@@ -122,11 +125,11 @@ def test_a_chinese_pack_keeps_full_width_quotes_and_sets_emphasis_upright(
     assert validate_game("mini", packs, out_root=out, workers=pool).findings == []
     build_game("mini", out_root=out, cards_dir=packs, workers=pool)
     advance, font = _advance(_glyphs(out / "mini" / "cards-a4.pdf", 0), "人’s", "’")
-    assert font == "Noto-Sans-SC-Bold" and advance > 0.6  # about an em
+    assert font == "NotoSansCJKsc-Bold" and advance > 0.6  # about an em
     rulebook = out / "mini" / "rulebook-a4.pdf"
     page = next(index for index, text in enumerate(page_texts(rulebook)) if "点亮" in text)
     emphasis = _at(_glyphs(rulebook, page), "守夜人的灯 v5.7")
-    assert {glyph.font for glyph in emphasis} == {"Noto-Sans-SC-Oblique"}  # its upright face
+    assert {glyph.font for glyph in emphasis} == {"NotoSansSC-Regular"}  # its upright face
 
 
 def test_a_pack_font_is_used_and_embedded(packs: Path, pool: Workers) -> None:
@@ -135,12 +138,12 @@ def test_a_pack_font_is_used_and_embedded(packs: Path, pool: Workers) -> None:
     out = packs.parent / "out"
     build_game("mini", CARDS, out_root=out, cards_dir=packs, workers=pool)
     cards = out / "mini" / "cards-a4.pdf"
-    assert ("Lantern", True) in [(name.partition("+")[2], embedded)
+    assert ("Lantern-Regular", True) in [(name.partition("+")[2], embedded)
                                  for name, embedded in _fonts(cards)]
     glyphs = _glyphs(cards, 0)
-    assert {glyph.font for glyph in _at(glyphs, "Light")} == {"Lantern"}  # the quote: flavor
-    assert _at(glyphs, "Keeper’s")[0].font == "Lantern-Bold"  # its regular face, at 700
-    assert _at(glyphs, "治疗术")[0].font == "Noto-Sans-SC-Bold"  # behind it, for Chinese
+    assert {glyph.font for glyph in _at(glyphs, "Light")} == {"Lantern-Regular"}  # flavor
+    assert _at(glyphs, "Keeper’s")[0].font == "Lantern-Regular"  # its regular face, at 700
+    assert _at(glyphs, "治疗术")[0].font == "NotoSansCJKsc-Bold"  # behind it, for Chinese
 
 
 def test_the_glyph_check_takes_a_pack_fonts_stack(packs: Path) -> None:

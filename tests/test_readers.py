@@ -67,7 +67,7 @@ def test_ghostscript_draws_the_chinese_as_pdfium_does(packs: Path, pool: Workers
 def test_a_font_fonttools_cannot_read_is_left_as_it_is(packs: Path, pool: Workers) -> None:
     """A damaged font stream stops nothing: the file keeps it, and the other fonts are made
     identity still."""
-    from generator.assemble import identity_charsets
+    from generator.assemble import embedded_fonts
 
     with pikepdf.open(_built(packs, pool)) as pdf:
         fonts = [font for font in pdf.objects if isinstance(font, pikepdf.Dictionary)
@@ -75,7 +75,7 @@ def test_a_font_fonttools_cannot_read_is_left_as_it_is(packs: Path, pool: Worker
         fonts[0].FontFile3.write(b"not a font")
         buffer = io.BytesIO()
         pdf.save(buffer)
-    with pikepdf.open(io.BytesIO(identity_charsets(buffer.getvalue()))) as again:
+    with pikepdf.open(io.BytesIO(embedded_fonts(buffer.getvalue()))) as again:
         kept = [font.FontFile3.read_bytes() for font in again.objects
                 if isinstance(font, pikepdf.Dictionary)
                 and font.get("/Type") == "/FontDescriptor" and "/FontFile3" in font]

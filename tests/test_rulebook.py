@@ -110,6 +110,9 @@ def test_booklet_sheets_are_in_saddle_stitch_order(packs: Path, tmp_path: Path) 
     booklet = PdfReader(tmp_path / "mini" / "rulebook-booklet-a4.pdf")
     assert float(booklet.pages[0].mediabox.width) == pytest.approx(297 * MM, abs=0.05)
     assert float(booklet.pages[0].mediabox.height) == pytest.approx(210 * MM, abs=0.05)
+    for side in booklet.pages:  # the two A5 pages side by side: the folded booklet's spread
+        for box in (side.trimbox, side.bleedbox):
+            assert [round(float(value) / MM, 1) for value in box] == [0, 0, 297, 210]
     order = back_cover_order(len(flat_pages) + 1)  # the booklet's pages and its back cover
     assert len(booklet.pages) == len(order) and len(order) % 2 == 0
     for side, (left, right) in zip(booklet.pages, order, strict=True):
