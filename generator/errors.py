@@ -84,6 +84,11 @@ CODES: dict[str, Code] = {
                  "minimum, a raster image under 300 dpi, a font not embedded, total ink over "
                  "240 %, or not the pixel size the profile asks for (`pnp export --strict` "
                  "stops on it)"),
+    "W086": Code("warning", "an export's preflight: the card just inside the cut is another "
+                 "colour than the bleed beside it, so a cutting drift of 1 mm shows a sliver "
+                 "of either (`pnp export --strict` stops on it)"),
+    "W087": Code("warning", "an overview page shrinks its component so far that text at the "
+                 "readable minimum prints smaller"),
     "E082": Code("error", "a font file of the pack's cannot be used: not a TrueType or OpenType "
                  "font, forbidding embedding, not the weight or style declared, or named like "
                  "one of the project's"),

@@ -1,7 +1,8 @@
 """The preflight report of an export: what a print shop checks before it prints, card side by
 card side: bleed on every edge, the dpi of raster images, the smallest text, embedded fonts,
-the colour space and the pixel size a profile asks for. Printed, and written as JSON; each
-failure is a finding at the card it is about."""
+the colour space and the pixel size a profile asks for, and that the card just inside the cut
+is the colour of the bleed beside it. Printed, and written as JSON; each failure is a finding
+at the card it is about."""
 
 from __future__ import annotations
 
@@ -13,10 +14,18 @@ from PIL import Image, ImageStat
 
 from .errors import Finding
 
+Colour = tuple[int, int, int]
+
 WHITE = 245  # a channel at least this light is paper
 INKED = 12.0  # a strip's mean distance from white past which it is printed on, not paper
 PAPER = 2.0  # an edge strip this close to white on average is bare paper
 CODE = "W085"
+DRIFT_CODE = "W086"
+# Two colours this far apart in some channel (of 255) are two colours (about a ΔE of 15,
+# where 2 is just seen): room for gradients and JPEG, and still any tint a designer would call
+# another colour (cream #fbf8f1 against gold #e6c36a is 142 in blue). The real packs' edges,
+# patterned backs included, are at most 1 apart; a paper panel in a coloured bleed 100 to 220.
+DRIFT = 40
 MAX_INK = 240.0  # percent of total ink a print shop takes (DriveThruCards)
 
 
@@ -32,7 +41,7 @@ class Inspection:
     source: str  # where the card is written, path:line
     pixels: tuple[int, int] | None
     expected: tuple[int, int] | None
-    bleed_missing: list[str] | None  # None where the export has no bleed (TTS)
+    bleed_faults: list[str] | None  # what missing_bleed found; None without bleed (TTS)
     smallest_text: float | None
     unembedded: list[str]
     image_dpi: list[float]
@@ -45,10 +54,9 @@ class Inspection:
     def failures(self) -> list[str]:
         """What a print shop would turn this side back for, in a few words each."""
         found = []
-        if self.bleed_missing:
-            found.append(f"no bleed on the {', '.join(self.bleed_missing)} edge"
-                         f"{'s' if len(self.bleed_missing) > 1 else ''} (the design stops at "
-                         "the cut line)")
+        missing = _missing(self.bleed_faults)
+        if missing:
+            found.append(f"no bleed on the {_edges(missing)} (the design stops at the cut line)")
         if self.expected is not None and self.pixels != self.expected:
             found.append(f"{_size(self.pixels)} px, not the {_size(self.expected)} px asked for")
         if self.smallest_text is not None and self.smallest_text < self.min_text - 0.005:
@@ -65,6 +73,27 @@ class Inspection:
             found.append(f"colour space {self.colour}, not RGB or CMYK")
         return found
 
+    def drifts(self) -> list[str]:
+        """Where a cutting drift shows a sliver of another colour, one pair of colours each."""
+        edges: dict[str, list[str]] = {}
+        for fault in self.bleed_faults or []:
+            edge, _, colours = fault.partition(": ")
+            if colours:
+                edges.setdefault(colours, []).append(edge)
+        return [f"the card just inside the cut is not the colour of its bleed on the "
+                f"{_edges(where)} ({colours}): a cutting drift of 1 mm shows a sliver of either"
+                for colours, where in edges.items()]
+
+
+def _missing(faults: list[str] | None) -> list[str]:
+    """The edges of missing_bleed's faults whose bleed was left white."""
+    return [fault for fault in faults or [] if ":" not in fault]
+
+
+def _edges(edges: list[str]) -> str:
+    """`top edge`, or `top, left edges`."""
+    return f"{', '.join(edges)} edge{'s' if len(edges) > 1 else ''}"
+
 
 def _size(pixels: tuple[int, int] | None) -> str:
     """A pixel size as `W x H`."""
@@ -72,11 +101,22 @@ def _size(pixels: tuple[int, int] | None) -> str:
 
 
 def missing_bleed(picture: Image.Image, bleed: int) -> list[str]:
-    """The edges of a card side drawn with `bleed` px of bleed where the design is printed on
-    at the cut line but the outermost pixels are bare paper: the bleed was left white."""
+    """What is wrong with the bleed of an RGB card side drawn with `bleed` px of it: each edge
+    printed on at the cut line whose bleed was left white, by name, then each other edge whose
+    card about 1 mm inside the cut is another colour than its bleed, as `edge: #inside inside,
+    #bleed in the bleed`."""
     width, height = picture.size
     if bleed < 2 or width <= 4 * bleed or height <= 4 * bleed:
         return []
+    missing = _white_bleed(picture, bleed)
+    return missing + [f"{edge}: {_hex(inside)} inside, {_hex(outside)} in the bleed"
+                      for edge, (inside, outside) in _beside_the_cut(picture, bleed).items()
+                      if edge not in missing and _apart(inside, outside) > DRIFT]
+
+
+def _white_bleed(picture: Image.Image, bleed: int) -> list[str]:
+    """The edges printed on at the cut line whose outermost pixels are bare paper."""
+    width, height = picture.size
     deep = bleed + max(2, bleed // 3)  # a strip just inside the cut line
     strips = {
         "top": ((bleed, 0, width - bleed, 1), (bleed, bleed, width - bleed, deep)),
@@ -90,6 +130,46 @@ def missing_bleed(picture: Image.Image, bleed: int) -> list[str]:
             if _distance(picture.crop(cut)) > INKED and _distance(picture.crop(outer)) < PAPER]
 
 
+def _beside_the_cut(picture: Image.Image, bleed: int) -> dict[str, tuple[Colour, Colour]]:
+    """Each edge's colour about 1 mm inside the cut and its bleed's 1.5 mm outside it."""
+    # Each is the median colour of a row of pixels along the edge between the cut's corners,
+    # so text and lines across the row pass unseen. Inside, the row nearest the bleed's colour
+    # of those a quarter to a half of the bleed in (0.75 to 1.5 mm of 3): a line along the
+    # edge leaves the rows beside it, and a fine frame counts wherever its edge is rounded to
+    # a pixel. Only a panel of another colour is found.
+    width, height = picture.size
+    rows = {
+        "top": lambda at: (bleed, at, width - bleed, at + 1),
+        "bottom": lambda at: (bleed, height - 1 - at, width - bleed, height - at),
+        "left": lambda at: (at, bleed, at + 1, height - bleed),
+        "right": lambda at: (width - 1 - at, bleed, width - at, height - bleed),
+    }
+    found = {}
+    for edge, row in rows.items():
+        outside = _median(picture.crop(row(bleed // 2)))
+        inside = min((_median(picture.crop(row(at)))
+                      for at in range(bleed + bleed // 4, bleed + bleed // 2)),
+                     key=lambda colour: _apart(colour, outside))
+        found[edge] = inside, outside
+    return found
+
+
+def _median(row: Image.Image) -> Colour:
+    """An RGB row of pixels' median colour, channel by channel."""
+    red, green, blue = ImageStat.Stat(row).median
+    return red, green, blue
+
+
+def _apart(one: Colour, other: Colour) -> int:
+    """How far apart two colours are: their largest difference in a channel, 0 to 255."""
+    return max(abs(a - b) for a, b in zip(one, other, strict=True))
+
+
+def _hex(colour: Colour) -> str:
+    """`#rrggbb`."""
+    return "#" + "".join(f"{channel:02x}" for channel in colour)
+
+
 def _distance(strip: Image.Image) -> float:
     """How far a strip of pixels is from white on average, 0 (paper) to 255."""
     return 255 - sum(ImageStat.Stat(strip).mean) / 3
@@ -101,7 +181,9 @@ def findings(inspections: list[Inspection]) -> list[Finding]:
     for seen in inspections:
         path, _, line = seen.source.rpartition(":")
         found += [Finding(path, int(line), f"preflight: {seen.deck}/{seen.card} {seen.side} "
-                          f"({seen.file}): {failure}", CODE) for failure in seen.failures()]
+                          f"({seen.file}): {failure}", code)
+                  for code, failures in ((CODE, seen.failures()), (DRIFT_CODE, seen.drifts()))
+                  for failure in failures]
     return sorted(set(found))
 
 
@@ -110,11 +192,13 @@ def summary(inspections: list[Inspection]) -> list[str]:
     count = len(inspections)
     texts = [(seen.smallest_text, seen) for seen in inspections if seen.smallest_text]
     dpis = [dpi for seen in inspections for dpi in seen.image_dpi]
-    bled = [seen for seen in inspections if seen.bleed_missing is not None]
+    bled = [seen for seen in inspections if seen.bleed_faults is not None]
     lines = [
         f"{count} card sides checked",
-        "bleed on every edge: " + (_passing(bled, lambda s: not s.bleed_missing) if bled else
-                                   "not asked (drawn at the cut size)"),
+        "bleed on every edge: " + (_passing(bled, lambda s: not _missing(s.bleed_faults))
+                                   if bled else "not asked (drawn at the cut size)"),
+        "bleed of the colour just inside the cut: " + (
+            _passing(bled, lambda s: not s.drifts()) if bled else "not asked"),
         f"fonts embedded: {_passing(inspections, lambda s: not s.unembedded)}",
         "raster images: " + (f"{len(dpis)}, the lowest at {min(dpis):g} dpi" if dpis else
                              "none (every face is drawn as vectors)"),
@@ -129,7 +213,7 @@ def summary(inspections: list[Inspection]) -> list[str]:
                      f"within {MAX_INK:g} %)")
     if texts:
         smallest, where = min(texts, key=lambda pair: (pair[0] or 0, pair[1].file))
-        lines.insert(3, f"smallest text: {smallest:g} pt ({where.deck}/{where.card} "
+        lines.insert(4, f"smallest text: {smallest:g} pt ({where.deck}/{where.card} "
                         f"{where.side})")
     return lines
 

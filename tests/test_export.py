@@ -254,7 +254,8 @@ def test_tts_sheets_and_saved_object(packs: Path, tmp_path: Path, pool: Workers)
 def test_preflight_names_the_card_whose_bleed_is_white_and_strict_stops(
         packs: Path, tmp_path: Path, pool: Workers) -> None:
     pack = packs / "mini"
-    (pack / "style.css").write_text(".bleed-area { inset: 3mm; }\n", encoding="utf-8")
+    (pack / "style.css").write_text(  # white to the cut: no band of the frame there
+        ".bleed-area { inset: 3mm; }\n.frame { border: 0; border-radius: 0; }\n", encoding="utf-8")
     edit(pack / "game.yaml", "players: 1-2人\n", "players: 1-2人\nstylesheet: style.css\n")
     messages: list[str] = []
     folder = _export(packs, tmp_path / "out", pool=pool, messages=messages, dpi=100)
