@@ -12,8 +12,10 @@ content, so the same input gives the same bytes.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 from .geometry import Box
@@ -38,10 +40,11 @@ class FaceSource:
 
 
 def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | None = None,
-         duplex: str | None = LONG_EDGE) -> bytes:
+         duplex: str | None = LONG_EDGE, fonts: Mapping[str, Path] | None = None) -> bytes:
     """One PDF of the parts' pages in order, each under the overlay's page of the same number,
     with the first part's title, every part's outline, and the links from one part into
-    another; each face drawn into the boxes the parts left for it."""
+    another; each face drawn into the boxes the parts left for it, and each face of `fonts`
+    (their files by `fonts.face_key`) embedded once."""
     import pikepdf
 
     joined = pikepdf.Pdf.new()
@@ -74,6 +77,7 @@ def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | 
         annotated.Annots.append(joined.make_indirect(pikepdf.Dictionary(
             Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Link, Rect=rectangle,
             Border=[0, 0, 0], Dest=[pages[target].obj, pikepdf.Name.Fit])))
+    _one_font_per_face(joined, fonts or {})
     _prefer(joined, duplex)
     data = _saved(joined)
     for part in sources:
@@ -170,29 +174,45 @@ def _prefer(pdf: Any, duplex: str | None) -> None:
     pdf.Root.ViewerPreferences = preferences
 
 
-def embedded_fonts(data: bytes, names: Mapping[str, str] | None = None) -> bytes:
-    """A PDF whose embedded CID-keyed CFF fonts give each glyph the CID its code names, so
-    every reader (MuPDF and Ghostscript too, not only Poppler and PDFium) draws the glyphs
-    the page asks for, and whose fonts are called by `names` (WeasyPrint's name, such as
-    "ABCDEF+Noto-Sans-SC-Oblique", to the face's own, "ABCDEF+NotoSansSC-Regular"); the same
-    bytes when nothing needs it."""
+FACE = "/PnpFace"  # a part's font descriptor: the key of the whole font it was cut from
+GLYPHS = "/PnpGlyphs"  # and the glyph of the whole font each of its codes is
+
+
+def embedded_fonts(data: bytes, names: Mapping[str, str] | None = None,
+                   marks: Mapping[str, tuple[str, list[int]]] | None = None) -> bytes:
+    """A laid-out PDF whose fonts are called by `names` (WeasyPrint's name, such as
+    "ABCDEF+Noto-Sans-SC-Oblique", to the face's own, "ABCDEF+NotoSansSC-Regular") and marked
+    by `marks` with the whole font each was cut from, for `join` to embed each face once.
+    Given neither (the fonts are whole files, not cut by pnp with an identity charset), each
+    CID-keyed CFF font's charset is made identity, so every reader (MuPDF and Ghostscript
+    too, not only Poppler and PDFium) draws the glyphs the page asks for. The same bytes when
+    nothing needs it."""
     import pikepdf
 
     from .fonts import identity_charset
 
+    whole = names is None and marks is None
     renamed = {pikepdf.Name("/" + old): pikepdf.Name("/" + new)
                for old, new in (names or {}).items()}
+    marked = {pikepdf.Name("/" + name): mark for name, mark in (marks or {}).items()}
     pdf = pikepdf.open(io.BytesIO(data))
     changed = False
     for font in pdf.objects:
         if not isinstance(font, pikepdf.Dictionary):
             continue
-        for key in ("/BaseFont", "/FontName"):  # a font, a CID font, a font descriptor
-            given = font.get(key)
+        given = font.get("/FontName")
+        if font.get("/Type") == "/FontDescriptor" and isinstance(given, pikepdf.Name) \
+                and given in marked:
+            key, glyphs = marked[given]
+            font[FACE] = pikepdf.String(key)
+            font[GLYPHS] = pikepdf.Array(glyphs)
+            changed = True
+        for name in ("/BaseFont", "/FontName"):  # a font, a CID font, a font descriptor
+            given = font.get(name)
             if isinstance(given, pikepdf.Name) and given in renamed:
-                font[key] = renamed[given]
+                font[name] = renamed[given]
                 changed = True
-        if font.get("/Type") == "/FontDescriptor" and "/FontFile3" in font:
+        if whole and font.get("/Type") == "/FontDescriptor" and "/FontFile3" in font:
             try:
                 rewritten = identity_charset(font.FontFile3.read_bytes())
             except Exception:  # noqa: BLE001 - a font fontTools cannot read stays as it is
@@ -201,6 +221,248 @@ def embedded_fonts(data: bytes, names: Mapping[str, str] | None = None) -> bytes
                 font.FontFile3.write(rewritten)
                 changed = True
     return _saved(pdf) if changed else data
+
+
+def _one_font_per_face(pdf: Any, fonts: Mapping[str, Path]) -> None:
+    """Embed each face once in a joined PDF: every part embeds its own subset of a face, so
+    the fonts marked with the same whole font become one, cut from that font to the glyphs
+    they draw together, and every text they show is written in its glyph ids. A font whose
+    whole font is not among `fonts` stays as it is; the marks are taken out."""
+    import pikepdf
+
+    from .fonts import cut_glyphs, face_name
+
+    groups: dict[str, list[Any]] = {}
+    for font in pdf.objects:
+        if isinstance(font, pikepdf.Dictionary) and font.get("/Subtype") == "/Type0":
+            descriptor = font.DescendantFonts[0].get("/FontDescriptor")
+            if descriptor is not None and FACE in descriptor \
+                    and font.get("/Encoding") == "/Identity-H":
+                groups.setdefault(str(descriptor[FACE]), []).append(font)
+    recoded: dict[tuple[int, int], tuple[Any, dict[int, int]]] = {}
+    for key, members in sorted(groups.items()):
+        path = fonts.get(key)
+        if path is None or not path.is_file():
+            continue
+        used = {objgen: _used_glyphs(font) for font in members
+                for objgen in [font.objgen]}
+        wanted = sorted({0} | {glyph for glyphs in used.values() for glyph in glyphs.values()})
+        data, old = cut_glyphs(path, wanted)
+        new = {glyph: index for index, glyph in enumerate(old)}
+        merged = _merged_font(pdf, members, data, new, used, face_name(path))
+        for font in members:
+            recoded[font.objgen] = merged, {code: new[glyph]
+                                            for code, glyph in used[font.objgen].items()}
+    if recoded:
+        _recode_text(pdf, recoded)
+    for font in pdf.objects:
+        if isinstance(font, pikepdf.Dictionary) and FACE in font:
+            del font[FACE], font[GLYPHS]
+
+
+def _used_glyphs(font: Any) -> dict[int, int]:
+    """A marked part font's codes that it has a width for (the glyphs it draws), each to the
+    glyph of the whole font it is."""
+    descendant = font.DescendantFonts[0]
+    glyphs = [int(glyph) for glyph in descendant.FontDescriptor[GLYPHS]]
+    return {code: glyphs[code] for code in _widths(descendant.get("/W", []))
+            if code < len(glyphs)}
+
+
+def _widths(array: Any) -> dict[int, float]:
+    """A CID font's W array read: each code's width."""
+    import pikepdf
+
+    widths: dict[int, float] = {}
+    items, index = list(array), 0
+    while index + 1 < len(items):
+        first = int(items[index])
+        if isinstance(items[index + 1], pikepdf.Array):
+            for offset, width in enumerate(items[index + 1]):
+                widths[first + offset] = float(width)
+            index += 2
+        else:
+            for code in range(first, int(items[index + 1]) + 1):
+                widths[code] = float(items[index + 2])
+            index += 3
+    return widths
+
+
+def _merged_font(pdf: Any, members: list[Any], data: bytes, new: dict[int, int],
+                 used: dict[tuple[int, int], dict[int, int]], face: str | None) -> Any:
+    """One Type0 font of the face the members were cut from, its file `data`: the first
+    member's dictionaries, with every member's widths and text mapping in the new glyph ids."""
+    import hashlib
+
+    import pikepdf
+
+    first = members[0]
+    widths: dict[int, float] = {}
+    unicode: dict[int, bytes] = {}
+    for font in members:
+        glyphs = used[font.objgen]
+        for code, width in _widths(font.DescendantFonts[0].get("/W", [])).items():
+            if code in glyphs:
+                widths.setdefault(new[glyphs[code]], width)
+        if "/ToUnicode" in font:
+            for code, text in _to_unicode(font.ToUnicode.read_bytes()).items():
+                if code in glyphs:
+                    unicode.setdefault(new[glyphs[code]], text)
+    tag = "".join(chr(65 + byte % 26) for byte in hashlib.sha256(data).digest()[:6])
+    name = pikepdf.Name(f"/{tag}+{face or str(first.BaseFont).split('+')[-1]}")
+    descriptor = pikepdf.Dictionary(first.DescendantFonts[0].FontDescriptor)
+    file_key = next(key for key in ("/FontFile3", "/FontFile2", "/FontFile") if key in descriptor)
+    stream = pikepdf.Stream(pdf, data)
+    if file_key == "/FontFile3":
+        stream.Subtype = pikepdf.Name.OpenType
+    descriptor[file_key] = pdf.make_indirect(stream)
+    descriptor.FontName = name
+    for key in (FACE, GLYPHS, "/CIDSet"):
+        if key in descriptor:
+            del descriptor[key]
+    boxes = [font.DescendantFonts[0].FontDescriptor.FontBBox for font in members]
+    descriptor.FontBBox = [min(float(box[0]) for box in boxes),
+                           min(float(box[1]) for box in boxes),
+                           max(float(box[2]) for box in boxes),
+                           max(float(box[3]) for box in boxes)]
+    descendant = pikepdf.Dictionary(first.DescendantFonts[0])
+    descendant.BaseFont = name
+    descendant.FontDescriptor = pdf.make_indirect(descriptor)
+    descendant.W = _width_array(widths)
+    merged = pikepdf.Dictionary(first)
+    merged.BaseFont = name
+    merged.DescendantFonts = [pdf.make_indirect(descendant)]
+    if unicode:
+        merged.ToUnicode = pdf.make_stream(_cmap(unicode))
+    return pdf.make_indirect(merged)
+
+
+def _width_array(widths: dict[int, float]) -> list[Any]:
+    """A W array: each run of consecutive glyph ids as `first [widths…]`."""
+    out: list[Any] = []
+    for glyph in sorted(widths):
+        if glyph - 1 not in widths:
+            out += [glyph, []]
+        out[-1].append(round(widths[glyph], 3))
+    return out
+
+
+HEX = re.compile(rb"<([0-9A-Fa-f]+)>")
+
+
+def _to_unicode(cmap: bytes) -> dict[int, bytes]:
+    """A ToUnicode CMap read: each code's text, as UTF-16BE bytes."""
+    found: dict[int, bytes] = {}
+    for block in re.findall(rb"beginbfchar(.*?)endbfchar", cmap, re.S):
+        values = [bytes.fromhex(value.decode()) for value in HEX.findall(block)]
+        for code, text in zip(values[::2], values[1::2], strict=False):
+            found[int.from_bytes(code, "big")] = text
+    for block in re.findall(rb"beginbfrange(.*?)endbfrange", cmap, re.S):
+        for line in re.findall(rb"<[0-9A-Fa-f]+>\s*<[0-9A-Fa-f]+>\s*(?:<[0-9A-Fa-f]+>|\[[^\]]*\])",
+                               block):
+            values = [bytes.fromhex(value.decode()) for value in HEX.findall(line)]
+            low, high = int.from_bytes(values[0], "big"), int.from_bytes(values[1], "big")
+            if b"[" in line:
+                found.update(zip(range(low, high + 1), values[2:], strict=False))
+            else:
+                start = int.from_bytes(values[2], "big")
+                found.update((code, (start + code - low).to_bytes(len(values[2]), "big"))
+                             for code in range(low, high + 1))
+    return found
+
+
+def _cmap(unicode: dict[int, bytes]) -> bytes:
+    """A ToUnicode CMap of two-byte glyph ids."""
+    lines = [b"/CIDInit /ProcSet findresource begin", b"12 dict begin", b"begincmap",
+             b"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
+             b"/CMapName /Adobe-Identity-UCS def", b"/CMapType 2 def",
+             b"1 begincodespacerange", b"<0000> <ffff>", b"endcodespacerange"]
+    codes = sorted(unicode)
+    for start in range(0, len(codes), 100):
+        batch = codes[start:start + 100]
+        lines.append(f"{len(batch)} beginbfchar".encode())
+        lines += [f"<{code:04x}> <{unicode[code].hex()}>".encode() for code in batch]
+        lines.append(b"endbfchar")
+    lines += [b"endcmap", b"CMapName currentdict /CMap defineresource pop", b"end", b"end"]
+    return b"\n".join(lines)
+
+
+SHOWN = {"Tj", "TJ", "'", '"'}
+
+
+def _recode_text(pdf: Any, recoded: dict[tuple[int, int], tuple[Any, dict[int, int]]]) -> None:
+    """Write the text every page and form shows in a recoded font in its merged font's
+    glyph ids, and name the merged font in their resources instead."""
+    import pikepdf
+
+    drawings: list[tuple[Any, Any]] = []  # each page or form drawing text, and its fonts
+    seen: set[tuple[int, int]] = set()
+    pending = [page.obj for page in pdf.pages]
+    while pending:
+        owner = pending.pop()
+        if owner.is_indirect:
+            if owner.objgen in seen:
+                continue
+            seen.add(owner.objgen)
+        resources = owner.get("/Resources", pikepdf.Dictionary())
+        for xobject in resources.get("/XObject", pikepdf.Dictionary()).values():
+            if xobject.get("/Subtype") == "/Form":
+                pending.append(xobject)
+        fonts = resources.get("/Font", pikepdf.Dictionary())
+        if any(font.objgen in recoded for font in fonts.values()):
+            drawings.append((owner, fonts))
+    for owner, fonts in drawings:  # every drawing first, while the resources are the parts'
+        by_name = {str(name): recoded[font.objgen][1] for name, font in fonts.items()
+                   if font.objgen in recoded}
+        _recode_drawing(pdf, owner, by_name)
+    for _, fonts in drawings:
+        for name in list(fonts.keys()):
+            if fonts[name].objgen in recoded:
+                fonts[name] = recoded[fonts[name].objgen][0]
+
+
+def _recode_drawing(pdf: Any, owner: Any, fonts: dict[str, dict[int, int]]) -> None:
+    """Rewrite the strings one page or form shows in the `fonts` given, two-byte codes each,
+    through each font's map of codes (the font in use followed through q and Q)."""
+    import pikepdf
+
+    current: dict[int, int] | None = None
+    saved: list[dict[int, int] | None] = []
+    out: list[Any] = []
+    for instruction in pikepdf.parse_content_stream(owner):
+        if isinstance(instruction, pikepdf.ContentStreamInlineImage):
+            out.append(instruction)
+            continue
+        operands, operator = list(instruction.operands), instruction.operator
+        name = str(operator)
+        if name == "q":
+            saved.append(current)
+        elif name == "Q":
+            current = saved.pop() if saved else None
+        elif name == "Tf":
+            current = fonts.get(str(operands[0]))
+        elif current is not None and name in SHOWN:
+            operands = [_recoded(operand, current) for operand in operands]
+        out.append(pikepdf.ContentStreamInstruction(operands, operator))
+    data = pikepdf.unparse_content_stream(out)
+    if isinstance(owner, pikepdf.Stream):
+        owner.write(data)
+    else:
+        owner.Contents = pdf.make_stream(data)
+
+
+def _recoded(operand: Any, codes: dict[int, int]) -> Any:
+    """A string of two-byte codes in new codes, or an array of such strings and spacing."""
+    import pikepdf
+
+    if isinstance(operand, pikepdf.String):
+        raw = bytes(operand)
+        return pikepdf.String(b"".join(
+            codes.get(int.from_bytes(raw[at:at + 2], "big"), 0).to_bytes(2, "big")
+            for at in range(0, len(raw) - 1, 2)))
+    if isinstance(operand, pikepdf.Array):
+        return pikepdf.Array([_recoded(item, codes) for item in operand])
+    return operand
 
 
 def _saved(pdf: Any) -> bytes:

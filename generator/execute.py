@@ -19,7 +19,7 @@ from .cache import PartCache
 from .errors import Finding, RenderError
 from .faces import face_anchor
 from .files import FileRefused, read_text
-from .fonts import FontRegistry
+from .fonts import FontRegistry, face_key
 from .outputs import Document
 from .parts import Found, LaidOut, Part, part_key
 from .schema import DEFAULT_LIMITS
@@ -169,7 +169,8 @@ class Executor:
         key = part_key("\n".join(hashlib.sha256(piece).hexdigest() for piece in pieces))
 
         def joined() -> bytes:  # checked before it is kept, so a bad join is never taken again
-            pdf = join(laid, shown, overlay, document.duplex)
+            pdf = join(laid, shown, overlay, document.duplex,
+                       {face_key(path): path for path in self.fonts.files()})
             problem = unsound(pdf)
             if problem:
                 raise RenderError(f"{document.file} was joined unsound ({problem}); a bug in pnp")

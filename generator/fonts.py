@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import io
 import re
@@ -293,10 +294,18 @@ def _harfbuzz_face(path: Path, stamp: tuple[int, int]) -> Any:
 
 
 def subset_font(path: Path, text: str) -> bytes:
-    """The font cut down to the characters of `text` (and those CSS may add), by HarfBuzz.
+    """The font cut down to the characters of `text` (and those CSS may add), by HarfBuzz."""
+    return cut_font(path, text)[0]
+
+
+def cut_font(path: Path, text: str) -> tuple[bytes, list[int]]:
+    """The font cut down to the characters of `text` (and those CSS may add), by HarfBuzz,
+    and the glyph of the whole font each of its glyphs is.
 
     WeasyPrint subsets fonts too, but keeps every glyph id below the highest one used: from a
     full CJK font that is ~150 kB per face per document, from the cut-down font next to nothing.
+    A CID-keyed CFF font's charset is made identity (glyph i is CID i), as the PDF's codes,
+    which are glyph ids, need for MuPDF and Ghostscript.
     """
     import uharfbuzz
 
@@ -307,9 +316,53 @@ def subset_font(path: Path, text: str) -> bytes:
     # family names go, so that fontconfig never takes a face of ours for a generic family
     # (`sans-serif`), which would hide text drawn in no declared font (E083)
     request.sets(uharfbuzz.SubsetInputSets.NAME_ID).invert()
+    request.flags = uharfbuzz.SubsetFlags.CFF_IDENTITY_CHARSET
+    return _cut(path, request)
+
+
+def cut_glyphs(path: Path, glyphs: Iterable[int]) -> tuple[bytes, list[int]]:
+    """The font cut down to `glyphs` (ids of the whole font) for embedding in a PDF: no
+    hinting, no layout tables, an identity charset; and the glyph of the whole font each of
+    its glyphs is."""
+    import uharfbuzz
+
+    request = uharfbuzz.SubsetInput()
+    request.glyph_set.update(glyphs)
+    request.flags = (uharfbuzz.SubsetFlags.CFF_IDENTITY_CHARSET
+                     | uharfbuzz.SubsetFlags.NO_HINTING
+                     | uharfbuzz.SubsetFlags.NO_LAYOUT_CLOSURE)
+    request.sets(uharfbuzz.SubsetInputSets.DROP_TABLE_TAG).update(
+        _tag(tag) for tag in PDF_UNUSED_TABLES)
+    return _cut(path, request)
+
+
+PDF_UNUSED_TABLES = ("BASE", "DSIG", "GDEF", "GPOS", "GSUB", "JSTF", "LTSH", "PCLT", "SVG ",
+                     "VORG", "vhea", "vmtx", "MATH", "meta")
+
+
+def _tag(name: str) -> int:
+    """An OpenType table tag as HarfBuzz's number."""
+    return int.from_bytes(name.encode("latin-1"), "big")
+
+
+def _cut(path: Path, request: Any) -> tuple[bytes, list[int]]:
+    """A HarfBuzz subset of the font at `path`, and the old glyph of each new one."""
+    import uharfbuzz
+
     status = path.stat()
-    face = _harfbuzz_face(path, (status.st_mtime_ns, status.st_size))
-    return uharfbuzz.subset(face, request).blob.data
+    plan = uharfbuzz.SubsetPlan(_harfbuzz_face(path, (status.st_mtime_ns, status.st_size)),
+                                request)
+    data = plan.execute().blob.data
+    old = plan.new_to_old_glyph_mapping
+    return data, [old[index] for index in range(len(old))]
+
+
+def face_key(path: Path) -> str:
+    """A font file's name in the PDFs a build lays out, for the join to find it by (its path,
+    size and time: never a path read back from a PDF)."""
+    status = path.stat()
+    return hashlib.sha256(f"{path}\0{status.st_size}\0{status.st_mtime_ns}".encode()
+                          ).hexdigest()[:24]
 
 
 def _resolve(source: str) -> Path:

@@ -45,7 +45,7 @@ from . import PROJECT_ROOT
 from .assemble import embedded_fonts
 from .colors import contrast, to_hex
 from .files import FileRefused, read_bytes
-from .fonts import BOLD, face_name, is_cjk_language, subset_font
+from .fonts import BOLD, cut_font, face_key, face_name, is_cjk_language
 from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
 from .schema import DEFAULT_LIMITS
 
@@ -361,12 +361,22 @@ def _stylesheet(rules: str, base_dir: Path) -> Any:
 FACE_FAMILY = re.compile(r"@font-face\s*\{[^}]*?font-family:\s*(['\"]?)([^;'\"}]+)\1")
 
 
+class GivenFont(NamedTuple):
+    """A font file a part was given: its face's PostScript name, the key the join finds its
+    whole font by, and the glyph of the whole font each of its glyphs is."""
+
+    name: str | None
+    key: str
+    glyphs: list[int]
+
+
 def write_pdf(document: Any, found: list[Found], html: str | None = None,
-              names: Mapping[bytes, str] | None = None) -> bytes:
+              given: Mapping[bytes, GivenFont] | None = None) -> bytes:
     """The PDF bytes of a laid-out document. Glyphs are drawn here, so a missing one is found
     here too, and, given its `html`, text drawn in a font no @font-face of it declares: a
-    font of the machine's, which another machine would not have (E083). `names` gives the
-    PostScript name of each font file it was given, by content."""
+    font of the machine's, which another machine would not have (E083). `given` tells of
+    each font file it was given, by content: its fonts are named by their faces and marked
+    for the join, which embeds each face once per file."""
     before = len(found)
     with _watching(found):
         try:
@@ -383,22 +393,30 @@ def write_pdf(document: Any, found: list[Found], html: str | None = None,
     # an image an SVG asks for is fetched only now: refused, nothing is written
     if _errors(found[before:]):
         return b""
-    return embedded_fonts(data, _face_names(document, names or {}))
+    if given is None:  # whole font files, as WeasyPrint cut them
+        return embedded_fonts(data)
+    return embedded_fonts(data, *_given_fonts(document, given))
 
 
-def _face_names(document: Any, names: Mapping[bytes, str]) -> dict[str, str]:
-    """Each embedded font's name as WeasyPrint gives it (family, weight and the style asked
-    for: an upright face set in italics is called "…-Oblique") to its subset tag and the
-    face's own PostScript name, for the fonts `names` knows by their content."""
+def _given_fonts(document: Any, given: Mapping[bytes, GivenFont]
+                 ) -> tuple[dict[str, str], dict[str, tuple[str, list[int]]]]:
+    """For the fonts cut from files `given` tells of, by WeasyPrint's name of each (family,
+    weight and the style asked for: an upright face set in italics is "…-Oblique"): its subset
+    tag and the face's own PostScript name, and its whole font's key and glyphs. A variable or
+    colour font, which WeasyPrint changes before it embeds it, is named but not marked."""
     from weasyprint.text.fonts import get_hb_object_data
 
-    renamed = {}
+    names, marks = {}, {}
     for font in document.fonts.values():
-        own = names.get(get_hb_object_data(font.hb_face))
-        if own:
-            given = font.name.decode("latin-1").lstrip("/")
-            renamed[given] = f"{given.split('+')[0]}+{own}"
-    return renamed
+        known = given.get(get_hb_object_data(font.hb_face))
+        if known is None:
+            continue
+        called = font.name.decode("latin-1").lstrip("/")
+        if known.name:
+            names[called] = f"{called.split('+')[0]}+{known.name}"
+        if not font.variations and not font.bitmap:
+            marks[called] = (known.key, known.glyphs[:max(font.widths, default=0) + 1])
+    return names, marks
 
 
 def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -> tuple[
@@ -418,21 +436,19 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
     found: list[Found] = []
     served: set[Path] = set()
     with tempfile.TemporaryDirectory(prefix="pnp-fonts-") as folder:
-        aliases, names = {}, {}
+        aliases, given = {}, {}
         for index, path in enumerate(fonts):
             aliases[path] = Path(folder) / f"{index}{path.suffix}"
-            cut = subset_font(path, html)
+            cut, glyphs = cut_font(path, html)
             aliases[path].write_bytes(cut)
-            own = face_name(path)
-            if own:
-                names[cut] = own
+            given[cut] = GivenFont(face_name(path), face_key(path), glyphs)
         (Path(folder) / "faces").mkdir()  # WeasyPrint's copies, gone with the folder
         document = layout(html, base_dir, found, fonts, served, aliases, max_bytes,
                           Path(folder) / "faces")
         if document is None:
             return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
         found += measure(document, min_dpi)
-        data = write_pdf(document, found, html, names) if write and not _errors(found) else b""
+        data = write_pdf(document, found, html, given) if write and not _errors(found) else b""
         return LaidOut(b"" if _errors(found) else data, len(document.pages), found,
                        [stamp(path) for path in sorted(served)], _anchors(document),
                        _links(document), placements(document), time.perf_counter() - started)

@@ -15,8 +15,11 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import Image, ImageChops, ImageStat
 
+from generator import PROJECT_ROOT
 from generator.build import build_game
 from generator.workers import Workers
+
+from .conftest import flat, page_texts
 
 DPI = 100
 
@@ -42,6 +45,45 @@ def test_every_cid_font_has_an_identity_charset(packs: Path, pool: Workers) -> N
                                                   for index in range(1, len(names)))]
                     checked.append(str(font.FontName))
     assert any("SC" in name for name in checked), checked
+
+
+@pytest.mark.parametrize("name", ["cards-a4.pdf", "rulebook-a4.pdf"])
+def test_each_face_is_embedded_once_per_file(default_a4: Path, name: str) -> None:
+    """The default game's parts each cut their own subset of a face; the file holds one font
+    per face, named by it, cut to the glyphs the whole file draws, with no mark of the join's
+    left, and its text still reads."""
+    with pikepdf.open(default_a4 / name) as pdf:
+        faces = [str(font.BaseFont).split("+")[1] for font in pdf.objects
+                 if isinstance(font, pikepdf.Dictionary) and font.get("/Type") == "/Font"
+                 and font.get("/Subtype") == "/Type0"]
+        marks = [font for font in pdf.objects if isinstance(font, pikepdf.Dictionary)
+                 and ("/PnpFace" in font or "/PnpGlyphs" in font)]
+    assert sorted(faces) == sorted(set(faces)) and "NotoSansSC-Regular" in faces, faces
+    assert not marks
+    text = "".join(page_texts(default_a4 / name))
+    assert ("集体事件" if name.startswith("cards") else "在这个世界里，众生皆苦") in flat(text)
+
+
+def test_a_joined_font_draws_what_each_part_drew(packs: Path, pool: Workers) -> None:
+    """Two parts draw different Chinese in the same face: joined, the one font has each
+    part's glyphs, and every page reads as its part did."""
+    from generator.assemble import join
+    from generator.fonts import face_key, load_fonts
+    from generator.layout import render
+
+    fonts = load_fonts().files()
+    css = "".join(f"@font-face {{ font-family: F{i}; src: url('{path.as_uri()}'); }}"
+                  for i, path in enumerate(fonts))
+    family = next(i for i, path in enumerate(fonts) if path.name == "NotoSansSC-Regular.otf")
+    pages = ["天地玄黄", "宇宙洪荒 abc", "天 荒"]
+    parts = [render(f"<style>{css} p {{ font-family: F{family} }}</style><p>{text}</p>",
+                    PROJECT_ROOT, fonts, 0) for text in pages]
+    joined = join(parts, {}, fonts={face_key(path): path for path in fonts})
+    with pikepdf.open(io.BytesIO(joined)) as pdf:
+        assert len([font for font in pdf.objects if isinstance(font, pikepdf.Dictionary)
+                    and font.get("/Subtype") == "/Type0"]) == 1
+    document = pypdfium2.PdfDocument(joined)
+    assert [document[index].get_textpage().get_text_range() for index in range(3)] == pages
 
 
 @pytest.mark.skipif(shutil.which("gs") is None, reason="needs Ghostscript")
