@@ -87,6 +87,8 @@ class Geometry:
     booklet_margin: float = 12
     gutter: float = 10
     printable: float = 5
+    guide_printable: float = 3
+    guide_length: float = 3
     fold_gutter: float = 8
 
     def room(self, paper: str) -> Box:
@@ -154,5 +156,7 @@ def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
         booklet_margin=float(data["rulebook"]["booklet_margin"]),
         gutter=float(data["sheet"]["gutter"]),
         printable=float(marks["printable"]),
+        guide_printable=float(marks["guide_printable"]),
+        guide_length=float(marks["guide_length"]),
         fold_gutter=float(data["sheet"]["fold_gutter"]),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
@@ -40,7 +41,9 @@ class Item:
 @dataclass(frozen=True)
 class Slot:
     """A piece placed on a sheet: its cut-line box on the page, the quarter turns (clockwise)
-    it is drawn at, and the bleed on each edge (none where a neighbour shares the cut)."""
+    it is drawn at, the bleed on each edge (none where a neighbour shares the cut), and how
+    far its face is painted on under a neighbour on each edge (left, top, right, bottom), so
+    no hairline shows between them: only drawn, never bleed."""
 
     piece: Piece
     x: float
@@ -53,6 +56,12 @@ class Slot:
     bleed_bottom: float
     turn: int = 0
     marks: bool = True
+    seams: tuple[float, float, float, float] = (0, 0, 0, 0)
+
+    @property
+    def trim(self) -> tuple[float, float, float, float]:
+        """Its cut-line box: left, top, right, bottom."""
+        return self.x, self.y, self.x + self.width, self.y + self.height
 
     @property
     def outer(self) -> tuple[float, float, float, float]:
@@ -61,13 +70,20 @@ class Slot:
                 self.x + self.width + self.bleed_right, self.y + self.height + self.bleed_bottom)
 
     @property
+    def drawn(self) -> tuple[float, float, float, float]:
+        """The box its face is painted in: its bleed and its seams."""
+        left, top, right, bottom = self.outer
+        return (round(left - self.seams[0], 4), round(top - self.seams[1], 4),
+                round(right + self.seams[2], 4), round(bottom + self.seams[3], 4))
+
+    @property
     def upright(self) -> Box:
         """The piece's own cut-line size, before it is turned."""
         return Box(self.height, self.width) if self.turn % 180 else Box(self.width, self.height)
 
     def face_box(self, whole: Box, bleed: float) -> tuple[float, float, float, float]:
-        """Where the whole face with its bleed lands, turned, relative to the slot's outer
-        box: left, top, width, height."""
+        """Where the whole face with its bleed lands, turned, relative to the box it is
+        drawn in: left, top, width, height."""
         width, height = (whole.width + 2 * bleed) * self.piece.scale, \
             (whole.height + 2 * bleed) * self.piece.scale
         left = -(bleed + self.piece.shift_x) * self.piece.scale  # relative to the cut box
@@ -77,7 +93,8 @@ class Slot:
                    for x in (left, left + width) for y in (top, top + height)]
         x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
         x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
-        return (round(x0 + self.bleed_left, 4), round(y0 + self.bleed_top, 4),
+        left, top, _, _ = self.drawn
+        return (round(x0 + self.x - left, 4), round(y0 + self.y - top, 4),
                 round(x1 - x0, 4), round(y1 - y0, 4))
 
 
@@ -100,40 +117,75 @@ class Sheet:
     paper: Box
     side: str
     slots: list[Slot] = field(default_factory=list)
+    across: bool = False  # a gutter-fold sheet folded across, fronts above their backs
 
     @property
     def fold(self) -> bool:
         """Whether it is a gutter-fold sheet, fronts and backs on one page."""
         return self.side == "fold"
 
+    def fold_line(self, geometry: Geometry) -> tuple[float, float, float, float] | None:
+        """Where a gutter-fold sheet is folded: down the middle, or across it, as far as
+        the printer prints."""
+        if not self.fold:
+            return None
+        edge, width, height = geometry.printable, self.paper.width, self.paper.height
+        if self.across:
+            return edge, height / 2, width - edge, height / 2
+        return width / 2, edge, width / 2, height - edge
+
     def marks(self, geometry: Geometry) -> list[tuple[float, float, float, float]]:
         """Crop marks as line segments (x1, y1, x2, y2): every cut line drawn on past the
-        pieces, outside every bleed and at least `printable` mm from the paper's edges; where
-        the margin leaves no room, a short guide inside the piece's own outer bleed."""
+        pieces, `gap` clear of every bleed and at least `printable` mm from the paper's edges;
+        where that leaves no room, a short guide in the piece's own outer bleed instead. With
+        its halo, neither touches another piece's cut-line or bleed box (a seam is no bleed)."""
         found: set[tuple[float, float, float, float]] = set()
+        near = _Near(self.slots, geometry.mark_gap)
         for slot in self.slots:
             if slot.marks:
-                found.update(_guides(slot, self.slots, self.paper, geometry))
+                found.update(_guides(slot, near, self.paper, geometry))
         return sorted(found)
 
 
-def _guides(slot: Slot, slots: list[Slot], paper: Box,
+class _Near:
+    """A sheet's slots by the 1 mm strips (across and down) their bleed boxes, grown by
+    `reach`, cross: a mark on a line need only look at the slots of its strip."""
+
+    def __init__(self, slots: list[Slot], reach: float) -> None:
+        self.strips: tuple[dict[int, list[Slot]], dict[int, list[Slot]]] = ({}, {})
+        for slot in slots:
+            box = _widened(slot.outer, reach, reach)
+            for axis, strips in enumerate(self.strips):
+                for strip in range(math.floor(box[axis]), math.floor(box[axis + 2]) + 1):
+                    strips.setdefault(strip, []).append(slot)
+
+    def beside(self, at: float, vertical: bool) -> list[Slot]:
+        """The slots whose grown bleed box a vertical (or horizontal) line `at` may cross."""
+        return self.strips[0 if vertical else 1].get(math.floor(at), [])
+
+
+def _guides(slot: Slot, near: _Near, paper: Box,
             geometry: Geometry) -> list[tuple[float, float, float, float]]:
-    """The marks of one slot's four cut lines, beyond both ends of each."""
+    """The marks of one slot's four cut lines, beyond both ends of each (none on a line the
+    printer cannot print, as a back moved by the printer's offset may have)."""
     out = []
-    left, top = slot.x, slot.y
-    right, bottom = slot.x + slot.width, slot.y + slot.height
+    left, top, right, bottom = slot.trim
     edge = geometry.printable
-    for x in (left, right):  # vertical cut lines: marks above and below
+    for x in (round(left, 4), round(right, 4)):  # vertical cut lines: marks above and below
+        if not edge <= x <= paper.width - edge:
+            continue
         for start, step, bleed in ((top, -1, slot.bleed_top), (bottom, 1, slot.bleed_bottom)):
             limit = edge if step < 0 else paper.height - edge
-            mark = _mark(x, start, step, bleed, limit, slots, geometry, vertical=True)
+            mark = _mark(x, start, step, bleed, limit, near.beside(x, True), geometry, True)
             if mark:
                 out.append((x, mark[0], x, mark[1]))
-    for y in (top, bottom):  # horizontal cut lines: marks left and right
+    for y in (round(top, 4), round(bottom, 4)):  # horizontal cut lines: marks left and right
+        if not edge <= y <= paper.height - edge:
+            continue
         for start, step, bleed in ((left, -1, slot.bleed_left), (right, 1, slot.bleed_right)):
             limit = edge if step < 0 else paper.width - edge
-            mark = _mark(y, start, step, bleed, limit, slots, geometry, vertical=False)
+            mark = _mark(y, start, step, bleed, limit, near.beside(y, False), geometry,
+                         False)
             if mark:
                 out.append((mark[0], y, mark[1], y))
     return out
@@ -142,77 +194,93 @@ def _guides(slot: Slot, slots: list[Slot], paper: Box,
 def _mark(at: float, start: float, step: int, bleed: float, limit: float, slots: list[Slot],
           geometry: Geometry, vertical: bool) -> tuple[float, float] | None:
     """One mark continuing the cut line `at` from `start` (its end on the piece) outwards
-    (step -1 or 1), as (from, to). It stops short of any bleed it runs into (None when a
-    neighbour leaves no room) and of the paper's unprintable edge; when that edge leaves no
-    room in the margin, the guide is drawn in the piece's own outer bleed instead."""
-    gap, eps = geometry.mark_gap, 1e-6
+    (step -1 or 1), as (from, to), clear of `slots` (those beside the line), at most
+    `length` long and stopped by the paper's unprintable edge: in the margin, `gap` clear of
+    every bleed box; or, where that is shorter (a narrow margin, another block near), a guide
+    from BLEED_GUIDE_CLEAR short of the cut through the piece's own outer bleed and on into
+    the margin (nearer the paper's edge than `printable`, up to `guide_printable`, where that
+    makes it `guide_length` long enough to cut to), `gap` clear of any other piece's bleed and BLEED_GUIDE_CLEAR of any cut-line
+    box. None when neither is long enough to see."""
+    gap, length = geometry.mark_gap, geometry.mark_length
     begin = start + step * (bleed + gap)
-    end = begin + step * geometry.mark_length
-    blocked = False
-    for other in slots:
-        x0, y0, x1, y1 = other.outer
-        side_low, side_high, low, high = (x0, x1, y0, y1) if vertical else (y0, y1, x0, x1)
-        if not side_low - gap < at < side_high + gap:
-            continue
-        if step > 0 and low >= start - eps and low - gap < end:
-            end, blocked = low - gap, True
-        if step < 0 and high <= start + eps and high + gap > end:
-            end, blocked = high + gap, True
-    if blocked and (end - begin) * step < MIN_MARK:
-        return None
-    end = max(end, limit) if step < 0 else min(end, limit)
-    if (end - begin) * step >= MIN_MARK:
+    end = _run(at, begin, _stop(begin + step * length, limit, step), step,
+               [_widened(slot.outer, gap, gap) for slot in slots], 0, vertical)
+    if (end - begin) * step >= length - EPS:
         return round(begin, 4), round(end, 4)
-    near = start + step * BLEED_GUIDE_CLEAR  # in the outer bleed, clear of the cut
-    far = start + step * bleed
-    far = max(far, limit) if step < 0 else min(far, limit)
+    near = start + step * BLEED_GUIDE_CLEAR
+    across = 0 if vertical else 1
+    others = [slot for slot in slots  # the line is not their cut: their bleed is not its own
+              if min(abs(at - slot.trim[across]), abs(at - slot.trim[across + 2])) > EPS]
+    boxes = [_widened(slot.trim, 0, BLEED_GUIDE_CLEAR, vertical) for slot in slots]
+    boxes += [_widened(slot.outer, 0, gap, vertical) for slot in others]
+    reach = _stop(near + step * length, limit, step)
+    if (reach - near) * step < geometry.guide_length:  # too short to cut to: on towards the
+        edge = limit + step * (geometry.printable - geometry.guide_printable)  # paper's edge
+        reach = _stop(near + step * geometry.guide_length, edge, step)
+    far = _run(at, near, reach, step, boxes,
+               1.5 * geometry.mark_width, vertical)  # the halo is 3 widths wide
+    if (end - begin) * step >= max(MIN_MARK, (far - near) * step):
+        return round(begin, 4), round(end, 4)
     return (round(far, 4), round(near, 4)) if (far - near) * step >= MIN_GUIDE else None
 
 
+def _stop(far: float, limit: float, step: int) -> float:
+    """`far`, or the paper's unprintable edge when that comes first."""
+    return max(far, limit) if step < 0 else min(far, limit)
+
+
+def _widened(box: tuple[float, float, float, float], across: float, along: float,
+             vertical: bool = True) -> tuple[float, float, float, float]:
+    """A box (left, top, right, bottom) grown by `across` mm across a line and `along` mm
+    along it (a vertical line's along is up and down)."""
+    grow_x, grow_y = (across, along) if vertical else (along, across)
+    return box[0] - grow_x, box[1] - grow_y, box[2] + grow_x, box[3] + grow_y
+
+
+def _run(at: float, begin: float, far: float, step: int,
+         boxes: list[tuple[float, float, float, float]], half: float, vertical: bool) -> float:
+    """Where a stroke on the line `at` (vertical or horizontal), `half` mm wide either side,
+    drawn from `begin` towards `far` (step -1 or 1), first meets one of `boxes`: `far` when it
+    meets none, `begin` when it starts inside one."""
+    end = far
+    for box in boxes:
+        low, high, first, last = (box[0], box[2], box[1], box[3]) if vertical else \
+            (box[1], box[3], box[0], box[2])
+        if not (low < at + half - EPS and at - half + EPS < high):
+            continue  # beside the line
+        if first + EPS < begin < last - EPS:
+            return begin
+        if step > 0 and first >= begin - EPS:
+            end = min(end, first)
+        if step < 0 and last <= begin + EPS:
+            end = max(end, last)
+    return end
+
+
+EPS = 1e-6  # mm: two lengths this close are the same
 MIN_MARK = 1.5  # mm: a crop mark shorter than this is not drawn in the margin
-BLEED_GUIDE_CLEAR = 0.3  # mm: a guide drawn in the bleed stops this far short of the cut
+BLEED_GUIDE_CLEAR = 0.3  # mm: a guide drawn in the bleed stops this far short of any cut
 MIN_GUIDE = 0.5  # mm: the shortest guide worth drawing in the bleed
-
-
-def pack_grid(items: list[Item], paper: Box, grid: Grid, geometry: Geometry,
-              with_backs: bool, flip: str = "long", offset: tuple[float, float] = (0, 0),
-              fold: bool = False) -> list[Sheet]:
-    """Items of one size fill the grid sheet after sheet. After each fronts sheet comes its
-    backs sheet, every back behind its own front (mirrored across the flip edge, shifted by
-    the printer's offset); on a gutter-fold sheet the backs share the page, mirrored across
-    the fold."""
-    sheets = []
-    for start in range(0, len(items), grid.per_sheet):
-        chunk = items[start:start + grid.per_sheet]  # in reading order, as _place gives slots
-        front_slots = _place(grid, geometry, {(i % grid.cols, i // grid.cols): (item.front,
-                                              item.marks) for i, item in enumerate(chunk)})
-        back_slots = [_behind(slot, item.back, paper, "long" if fold else flip,
-                              (0, 0) if fold else offset)
-                      for slot, item in zip(front_slots, chunk, strict=True)
-                      if item.back is not None]
-        if fold:
-            sheets.append(Sheet(paper, "fold", front_slots + back_slots))
-            continue
-        sheets.append(Sheet(paper, "front", front_slots))
-        if with_backs and back_slots:
-            sheets.append(Sheet(paper, "back", back_slots))
-    return sheets
 
 
 def _behind(slot: Slot, back: Piece, paper: Box, flip: str,
             offset: tuple[float, float]) -> Slot:
     """The back of a front slot: where it lands behind it once the sheet is turned over its
     long or short edge, moved by the printer's offset."""
+    sides = (slot.bleed_left, slot.bleed_top, slot.bleed_right, slot.bleed_bottom)
     if flip == "short":
         x, y = slot.x, paper.height - slot.y - slot.height
         turn = slot.turn if slot.turn % 180 else (slot.turn + 180) % 360
-        bleeds = (slot.bleed_left, slot.bleed_bottom, slot.bleed_right, slot.bleed_top)
+        order = (0, 3, 2, 1)  # top and bottom change places
     else:
         x, y = paper.width - slot.x - slot.width, slot.y
         turn = (slot.turn + 180) % 360 if slot.turn % 180 else slot.turn
-        bleeds = (slot.bleed_right, slot.bleed_top, slot.bleed_left, slot.bleed_bottom)
+        order = (2, 1, 0, 3)  # left and right change places
+    left, top, right, bottom = order
+    seams = slot.seams
     return Slot(back, round(x + offset[0], 4), round(y + offset[1], 4), slot.width,
-                slot.height, *bleeds, turn=turn, marks=slot.marks)
+                slot.height, sides[left], sides[top], sides[right], sides[bottom], turn=turn,
+                marks=slot.marks, seams=(seams[left], seams[top], seams[right], seams[bottom]))
 
 
 def _place(grid: Grid, geometry: Geometry,
@@ -233,122 +301,335 @@ def _place(grid: Grid, geometry: Geometry,
             grid.card.width, grid.card.height,
             bleed_left=0 if (col - 1, row) in cells else bleed,
             bleed_top=0 if (col, row - 1) in cells else bleed,
-            bleed_right=seam if (col + 1, row) in cells else bleed,
-            bleed_bottom=seam if (col, row + 1) in cells else bleed,
+            bleed_right=0 if (col + 1, row) in cells else bleed,
+            bleed_bottom=0 if (col, row + 1) in cells else bleed,
             turn=turn, marks=marks,
+            seams=(0, 0, seam if (col + 1, row) in cells else 0,
+                   seam if (col, row + 1) in cells else 0),
         ))
     return slots
 
 
-@dataclass
-class _Block:
-    """Single-sided items of one size as a little grid, to be packed on a page."""
+Shape = tuple[int, int, bool]  # a block's columns and rows on the page, and whether turned
+Rect = tuple[float, float, float, float]  # left, top, width, height
+LOOKAHEAD = 8  # a new page's first block leaves room for as many of the next 8 as it can
 
-    items: list[Item]
-    cols: int
-    rows: int
-    size: Box  # of one item, upright
 
-    def extent(self, turned: bool) -> Box:
-        """The block's cut-line box, upright or turned a quarter."""
-        width, height = self.cols * self.size.width, self.rows * self.size.height
-        return Box(height, width) if turned else Box(width, height)
+@dataclass(frozen=True)
+class Duplex:
+    """How a file's backs print: whether at all, the edge the sheet turns over (long or
+    short), the printer's offset (mm right and down), or beside their fronts (gutter-fold)."""
+
+    backs: bool = True
+    flip: str = "long"
+    offset: tuple[float, float] = (0, 0)
+    fold: bool = False
+
+
+def pack(items: list[Item], paper: str, geometry: Geometry,
+         duplex: Duplex = Duplex()) -> list[Sheet]:
+    """Items of every size on as few pages as the packer finds. Each size fills its full
+    sheets first (with backs: its centred grid, as printed alone); what is left of every
+    size, and the single-sided pieces, then fill each other's room on shared pages, turned a
+    quarter where that helps. Every fronts page is followed by its backs, each behind its own
+    front. On gutter-fold sheets the backs share the page instead, mirrored across a fold
+    down the middle, or across it for pieces too wide for half the paper (and printed as
+    without the fold when they fit neither half); single-sided pieces keep whole pages."""
+    sheet, margin = geometry.papers[paper], geometry.min_margin
+    room = geometry.room(paper)
+    if not duplex.fold:
+        return _pack(items, sheet, _centred(sheet, room), geometry, duplex, _grids(paper, geometry))
+    off_fold = geometry.fold_gutter / 2 + margin  # the fold's side of a half, and the paper's
+    down = (margin, margin, Box(sheet.width / 2 - off_fold, room.height))
+    across = (margin, margin, Box(room.width, sheet.height / 2 - off_fold))
+    folded: dict[str, list[Item]] = {"down": [], "across": [], "": []}
+    for item in items:
+        half = "" if item.back is None else next(
+            (name for name, area in (("down", down), ("across", across))
+             if any(_fits(item.size, (1, 1, turned), area[2]) for turned in (False, True))), "")
+        folded[half].append(item)
+    flat = Duplex(duplex.backs, duplex.flip, duplex.offset)
+    return (_pack(folded["down"], sheet, down, geometry, Duplex(duplex.backs, fold=True),
+                  _grids(paper, geometry, half=True))
+            + _pack(folded["across"], sheet, across, geometry,
+                    Duplex(duplex.backs, "short", fold=True))
+            + _pack(folded[""], sheet, _centred(sheet, room), geometry, flat,
+                    _grids(paper, geometry)))
+
+
+def _grids(paper: str, geometry: Geometry, half: bool = False) -> Callable[[Box], Grid | None]:
+    """Each size's grid on the paper (in its left half), None for a size that fits only
+    turned."""
+    def grid(size: Box) -> Grid | None:
+        try:
+            return geometry.grid(paper, size, half=half)
+        except ValueError:
+            return None
+    return grid
+
+
+def pack_grid(items: list[Item], paper: Box, grid: Grid, geometry: Geometry,
+              with_backs: bool, flip: str = "long", offset: tuple[float, float] = (0, 0),
+              fold: bool = False) -> list[Sheet]:
+    """Items of one size on `grid`, sheet after sheet, each backs sheet after its fronts."""
+    area = (grid.left, grid.top, Box(grid.cols * grid.card.width, grid.rows * grid.card.height))
+    duplex = Duplex(with_backs, "long" if fold else flip, offset, fold)
+    return _pack(items, paper, area, geometry, duplex, lambda size: grid)
 
 
 def pack_single(items: list[Item], paper: Box, room: Box, geometry: Geometry) -> list[Sheet]:
-    """Single-sided items packed on as few pages as a simple MaxRects packer finds: items of
-    one size sit in blocks sharing cut lines, blocks are turned a quarter where that makes
-    them fit, and `gutter` mm lie between blocks. Each page's blocks are centred on it."""
-    blocks: list[_Block] = []
-    for size, group in _by_size(items):
-        per_page = {turned: math.prod(_grid_fit(size, room, turned)) for turned in (False, True)}
-        turned = max(per_page, key=lambda t: per_page[t])  # upright when it ties
-        if not per_page[turned]:
-            raise ValueError(f"a {size.width}×{size.height} mm piece does not fit the paper")
-        cols, rows = _grid_fit(size, room, turned)
-        if turned:
-            cols, rows = rows, cols
-        for start in range(0, len(group), cols * rows):
-            chunk = group[start:start + cols * rows]
-            used_rows = -(-len(chunk) // cols)
-            blocks.append(_Block(chunk, min(cols, len(chunk)), used_rows, size))
-    blocks.sort(key=lambda b: -(b.extent(False).width * b.extent(False).height))
-    gutter = geometry.gutter
+    """Pieces packed on pages, each page's arrangement centred on the paper."""
+    return _pack(items, paper, _centred(paper, room), geometry, Duplex())
+
+
+def _centred(paper: Box, room: Box) -> tuple[float, float, Box]:
+    """Where cut lines may go: `room` in the middle of the paper (left, top, room)."""
+    return (paper.width - room.width) / 2, (paper.height - room.height) / 2, room
+
+
+def _pack(items: list[Item], paper: Box, area: tuple[float, float, Box], geometry: Geometry,
+          duplex: Duplex, grid: Callable[[Box], Grid | None] | None = None) -> list[Sheet]:
+    """Pack items in `area` (left, top, room) page after page: full blocks first, in the
+    order their sizes come, then the rest, largest first, each on the first page with room
+    for it whole, else spread over the room left on pages begun, else on a new page.
+
+    Between blocks lies sheet.gutter: they share no cut line, so each has its own bleed on
+    that edge and the gap must hold both, never less than 2 × bleed (print.yaml says why
+    10 mm)."""
+    gutter = max(geometry.gutter, 2 * geometry.bleed)
+    room = area[2]
+    space = Box(room.width + gutter, room.height + gutter)  # every block brings its gutter
+    full, rest = _blocks(items, room, grid)
+    queue = full + sorted(rest, key=lambda block: -block.area)
     pages: list[_Page] = []
-    for block in blocks:
-        for page in [*pages, None]:
-            if page is None:
-                page = _Page(Box(room.width + gutter, room.height + gutter))
-                pages.append(page)
-            if page.place(block, gutter):
-                break
-        else:  # pragma: no cover - a fresh page always takes a block that fits the room
-            raise ValueError("a block does not fit an empty page")
-    return [page.sheet(paper, geometry) for page in pages]
+    for index, block in enumerate(queue):
+        if any(page.place(block, gutter) for page in pages):
+            continue
+        if index >= len(full) and _spread(block, pages, gutter):
+            continue
+        pages.append(_opened(block, queue[index + 1:index + 1 + LOOKAHEAD], space, gutter))
+    return [sheet for page in pages for sheet in page.sheets(paper, area, geometry, duplex)]
 
 
-def _by_size(items: list[Item]) -> list[tuple[Box, list[Item]]]:
-    """Items grouped by size, in the order each size first comes."""
-    groups: dict[Box, list[Item]] = {}
+@dataclass
+class _Block:
+    """Items of one size, all with backs or all without, as a little grid sharing cut lines:
+    the shapes it may take (the first preferred), and where its size's grid sits on a sheet
+    it has to itself in that shape (None: centred)."""
+
+    items: list[Item]
+    shapes: list[Shape]
+    origin: tuple[float, float] | None = None
+
+    @property
+    def size(self) -> Box:
+        """One item's cut-line size, upright."""
+        return self.items[0].size
+
+    @property
+    def area(self) -> float:
+        """The paper its items cover."""
+        return len(self.items) * self.size.width * self.size.height
+
+    def cell(self, turned: bool) -> Box:
+        """One item's box on the page."""
+        return Box(self.size.height, self.size.width) if turned else self.size
+
+    def extent(self, shape: Shape) -> Box:
+        """The block's cut-line box in a shape."""
+        cols, rows, turned = shape
+        cell = self.cell(turned)
+        return Box(cols * cell.width, rows * cell.height)
+
+
+def _blocks(items: list[Item], room: Box,
+            grid: Callable[[Box], Grid | None] | None) -> tuple[list[_Block], list[_Block]]:
+    """Each size's items, those with backs apart from those without, in blocks of a full
+    page each (with backs, the size's grid; without, upright or turned, whichever holds
+    more), and a block of what is left, free to take any shape that fits the room."""
+    full: list[_Block] = []
+    rest: list[_Block] = []
+    groups: dict[tuple[Box, bool], list[Item]] = {}
     for item in items:
-        groups.setdefault(item.size, []).append(item)
-    return list(groups.items())
+        groups.setdefault((item.size, item.back is not None), []).append(item)
+    for (size, backed), group in groups.items():
+        origin = None
+        sized = grid(size) if backed and grid is not None else None
+        if sized is not None:
+            shape, origin = (sized.cols, sized.rows, False), (sized.left, sized.top)
+        else:
+            shape = _most(size, room)
+        per_page = shape[0] * shape[1]
+        if not per_page:
+            raise ValueError(f"a {size.width}×{size.height} mm piece does not fit the paper")
+        for start in range(0, len(group), per_page):
+            chunk = group[start:start + per_page]
+            if len(chunk) == per_page:
+                turned = (shape[1], shape[0], not shape[2])  # the whole block a quarter round
+                others = [turned] if origin is None and _fits(chunk[0].size, turned, room) else []
+                full.append(_Block(chunk, [shape, *others], origin))
+                continue
+            cols = min(shape[0], len(chunk))
+            first = (cols, -(-len(chunk) // cols), shape[2])
+            rest.append(_Block(chunk, _shapes(len(chunk), size, room, first), origin))
+    return full, rest
 
 
-def _grid_fit(size: Box, room: Box, turned: bool) -> tuple[int, int]:
-    """How many items of `size` fit across and down `room`, as seen upright when turned."""
+def _most(size: Box, room: Box) -> Shape:
+    """The shape of a full page of one size: upright or turned, whichever holds more
+    (upright when they tie)."""
+    shapes = []
+    for turned in (False, True):
+        width, height = (size.height, size.width) if turned else (size.width, size.height)
+        shapes.append((int((room.width + EPS) // width), int((room.height + EPS) // height),
+                       turned))
+    return max(shapes, key=lambda shape: shape[0] * shape[1])
+
+
+def _fits(size: Box, shape: Shape, room: Box) -> bool:
+    """Whether a block of one size in a shape fits the room."""
+    cols, rows, turned = shape
     width, height = (size.height, size.width) if turned else (size.width, size.height)
-    return int(room.width // width), int(room.height // height)
+    return cols * width <= room.width + EPS and rows * height <= room.height + EPS
+
+
+def _shapes(count: int, size: Box, room: Box, first: Shape) -> list[Shape]:
+    """Every shape `count` items of one size can take in the room, upright or turned, with
+    no column left empty; `first` first."""
+    shapes = [first]
+    for turned in (False, True):
+        for cols in range(1, count + 1):
+            rows = -(-count // cols)
+            shape = (cols, rows, turned)
+            if cols == -(-count // rows) and shape != first and _fits(size, shape, room):
+                shapes.append(shape)
+    return shapes
+
+
+def _spread(block: _Block, pages: list[_Page], gutter: float) -> bool:
+    """Put a block's items, a smaller block at a time, in the room left on pages already
+    begun, when all of them find room there: a page saved is worth a deck split."""
+    trials = [page.copy() for page in pages]
+    items = block.items
+    for page in trials:
+        while items:
+            where = page.most(block, len(items), gutter)
+            if where is None:
+                break
+            shape, x, y = where
+            count = min(len(items), shape[0] * shape[1])
+            page.put(_Block(items[:count], [shape]), shape, x, y, gutter)
+            items = items[count:]
+    if items:
+        return False
+    pages[:] = trials
+    return True
+
+
+def _opened(block: _Block, later: list[_Block], space: Box, gutter: float) -> _Page:
+    """A new page for a block that fits no page begun: in the shape that leaves room for
+    the most of the blocks after it (its first shape, when that makes no difference)."""
+    best: tuple[float, _Page] | None = None
+    for shape in block.shapes:
+        page = _Page(space)
+        page.put(block, shape, 0, 0, gutter)
+        trial = page.copy()
+        held = sum(other.area for other in later if trial.place(other, gutter))
+        if best is None or held > best[0] + EPS:
+            best = (held, page)
+    assert best is not None
+    return best[1]
 
 
 @dataclass
 class _Page:
-    """A page being packed: its free rectangles (MaxRects) and what is on it."""
+    """A page being packed: its blocks, each in its shape at its place, and its free
+    rectangles (MaxRects); every block is counted with a gutter right and below it."""
 
-    room: Box
-    placed: list[tuple[_Block, float, float, bool]] = field(default_factory=list)
-    free: list[tuple[float, float, float, float]] = field(default_factory=list)
+    space: Box
+    placed: list[tuple[_Block, Shape, float, float]] = field(default_factory=list)
+    free: list[Rect] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.free = [(0, 0, self.room.width, self.room.height)]
+        if not self.placed:
+            self.free = [(0, 0, self.space.width, self.space.height)]
+
+    def copy(self) -> _Page:
+        """A page to try things on."""
+        return _Page(self.space, list(self.placed), list(self.free))
 
     def place(self, block: _Block, gutter: float) -> bool:
-        """Put a block where it fits best (shortest side left over), upright first."""
+        """Put a block where it fits best (shortest side left over), in the shape that fits
+        best (the first when they tie); False when it fits nowhere."""
         best = None
-        for turned in (False, True):
-            extent = block.extent(turned)
+        for index, shape in enumerate(block.shapes):
+            extent = block.extent(shape)
             width, height = extent.width + gutter, extent.height + gutter
             for x, y, free_w, free_h in self.free:
-                if width <= free_w + 1e-6 and height <= free_h + 1e-6:
-                    score = (min(free_w - width, free_h - height), y, x, turned)
+                if width <= free_w + EPS and height <= free_h + EPS:
+                    score = (min(free_w - width, free_h - height), y, x, index)
                     if best is None or score < best[0]:
-                        best = (score, x, y, turned, width, height)
+                        best = (score, shape, x, y)
         if best is None:
             return False
-        _, x, y, turned, width, height = best
-        self.placed.append((block, x, y, turned))
-        self.free = _split_free(self.free, (x, y, width, height))
+        self.put(block, best[1], best[2], best[3], gutter)
         return True
 
-    def sheet(self, paper: Box, geometry: Geometry) -> Sheet:
-        """The page's blocks as slots, the whole arrangement centred on the paper."""
-        used_w = max(x + b.extent(t).width for b, x, _, t in self.placed)
-        used_h = max(y + b.extent(t).height for b, _, y, t in self.placed)
-        shift_x, shift_y = (paper.width - used_w) / 2, (paper.height - used_h) / 2
-        slots: list[Slot] = []
-        for block, x, y, turned in self.placed:
-            card = Box(block.size.height, block.size.width) if turned else block.size
-            cols, rows = (block.rows, block.cols) if turned else (block.cols, block.rows)
-            grid = Grid(paper, card, cols, rows, 0, 0)
+    def most(self, block: _Block, count: int, gutter: float) -> tuple[Shape, float, float] | None:
+        """The free rectangle that holds the most of `count` items of a block's size, and
+        their shape there (a full row first)."""
+        best = None
+        for x, y, free_w, free_h in self.free:
+            for turned in (False, True):
+                cell = block.cell(turned)
+                cols = max(0, int((free_w - gutter + EPS) // cell.width))
+                rows = max(0, int((free_h - gutter + EPS) // cell.height))
+                held = min(count, cols * rows)
+                if held and (best is None or held > best[0]):
+                    cols = min(cols, held)
+                    best = (held, (cols, -(-held // cols), turned), x, y)
+        return None if best is None else best[1:]
+
+    def put(self, block: _Block, shape: Shape, x: float, y: float, gutter: float) -> None:
+        """Place a block in a shape with its top left corner at (x, y)."""
+        extent = block.extent(shape)
+        self.placed.append((block, shape, x, y))
+        self.free = _split_free(self.free, (x, y, extent.width + gutter, extent.height + gutter))
+
+    def sheets(self, paper: Box, area: tuple[float, float, Box], geometry: Geometry,
+               duplex: Duplex) -> list[Sheet]:
+        """The page's fronts, then its backs, each behind its own front; or one gutter-fold
+        sheet of both; or one single-sided sheet. A block alone in its first shape sits
+        where its size's grid does; anything else is centred in the area as a whole."""
+        block, shape, _, _ = self.placed[0]
+        if len(self.placed) == 1 and block.origin is not None and shape == block.shapes[0]:
+            shift_x, shift_y = block.origin
+        else:
+            left, top, room = area
+            used_w = max(x + b.extent(s).width for b, s, x, _ in self.placed)
+            used_h = max(y + b.extent(s).height for b, s, _, y in self.placed)
+            shift_x, shift_y = left + (room.width - used_w) / 2, top + (room.height - used_h) / 2
+        flip, offset = duplex.flip, (0.0, 0.0) if duplex.fold else duplex.offset
+        fronts: list[Slot] = []
+        backs: list[Slot] = []
+        for block, (cols, rows, turned), x, y in self.placed:
+            grid = Grid(paper, block.cell(turned), cols, rows, 0, 0)
             cells = {(index % cols, index // cols): (item.front, item.marks)
                      for index, item in enumerate(block.items)}  # in reading order
-            slots += _place(grid, geometry, cells, (x + shift_x, y + shift_y),
-                            90 if turned else 0)
-        return Sheet(paper, "single", slots)
+            slots = _place(grid, geometry, cells, (x + shift_x, y + shift_y), 90 if turned else 0)
+            fronts += slots
+            backs += [_behind(slot, item.back, paper, flip, offset)
+                      for slot, item in zip(slots, block.items, strict=True)
+                      if item.back is not None]
+        if not backs:
+            return [Sheet(paper, "single", fronts)]
+        if duplex.fold:
+            return [Sheet(paper, "fold", fronts + backs, across=flip == "short")]
+        return [Sheet(paper, "front", fronts)] + ([Sheet(paper, "back", backs)]
+                                                   if duplex.backs else [])
 
 
-def _split_free(free: list[tuple[float, float, float, float]],
-                used: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+def _split_free(free: list[Rect], used: Rect) -> list[Rect]:
     """MaxRects: cut the used rectangle out of every free one it overlaps, keeping the
     maximal leftovers, and drop any free rectangle inside another."""
     ux, uy, uw, uh = used
@@ -369,8 +650,7 @@ def _split_free(free: list[tuple[float, float, float, float]],
         j != i and _contains(o, r) and (o != r or j < i) for j, o in enumerate(out))]
 
 
-def _contains(outer: tuple[float, float, float, float],
-              inner: tuple[float, float, float, float]) -> bool:
+def _contains(outer: Rect, inner: Rect) -> bool:
     """Whether one rectangle lies inside another."""
     return (outer[0] <= inner[0] and outer[1] <= inner[1]
             and outer[0] + outer[2] >= inner[0] + inner[2]
@@ -421,14 +701,20 @@ def _tile_marks(tiling: Tiling, col: int, row: int, label: str) -> Markup:
 def overview(faces: list[Face], tiling: Tiling, geometry: Geometry,
              paper: str) -> list[Sheet]:
     """Each tiled face once more, whole and scaled to fit one page, for seeing it assembled."""
-    sheet, room, whole = geometry.papers[paper], geometry.room(paper), tiling.whole
-    scale = round(min(room.width / whole.width, room.height / whole.height, 1), 4)
+    sheet, whole = geometry.papers[paper], tiling.whole
+    scale = overview_scale(tiling, geometry, paper)
     shown = Box(round(whole.width * scale, 4), round(whole.height * scale, 4))
     left = round((sheet.width - shown.width) / 2, 4)
     top = round((sheet.height - shown.height) / 2, 4)
     return [Sheet(sheet, "overview", [Slot(Piece(face, scale=scale), left, top, shown.width,
                                            shown.height, 0, 0, 0, 0, marks=False)])
             for face in faces]
+
+
+def overview_scale(tiling: Tiling, geometry: Geometry, paper: str) -> float:
+    """How much a tiled component is shrunk to fit its overview page whole."""
+    room, whole = geometry.room(paper), tiling.whole
+    return round(min(room.width / whole.width, room.height / whole.height, 1), 4)
 
 
 def marks_svg(sheet: Sheet, geometry: Geometry) -> Markup:
@@ -440,10 +726,9 @@ def marks_svg(sheet: Sheet, geometry: Geometry) -> Markup:
         for x1, y1, x2, y2 in sheet.marks(geometry)
     )
     fold = ""
-    if sheet.fold:
-        middle, edge = paper.width / 2, geometry.printable
-        fold = (f'<line class="fold" x1="{middle:.3f}" y1="{edge:.3f}" x2="{middle:.3f}" '
-                f'y2="{paper.height - edge:.3f}" stroke-dasharray="3 2"/>')
+    if (line := sheet.fold_line(geometry)) is not None:
+        fold = ('<line class="fold" x1="{:.3f}" y1="{:.3f}" x2="{:.3f}" y2="{:.3f}" '
+                'stroke-dasharray="3 2"/>').format(*line)
     width = geometry.mark_width
     return Markup(
         f'<svg class="marks" xmlns="http://www.w3.org/2000/svg" '

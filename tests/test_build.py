@@ -167,9 +167,10 @@ def _fonts(resources) -> set[str]:
 
 def test_resource_tokens_are_double_sided(default_a4: Path) -> None:
     """§2.1: 45 tokens, 1/2/5 of 资粮, 功德 and 慧, five of each; each back is its face. The
-    markers, also 30 mm, share their sheets: 54 a sheet, so two sheets and the achievements'."""
+    markers, also 30 mm, share their sheets: 54 a sheet, so one full sheet, and the 16 markers
+    left share the achievements' sheet."""
     pages = page_texts(default_a4 / "tokens-a4.pdf")
-    assert len(pages) == 6
+    assert len(pages) == 4
     fronts, backs = pages[0] + pages[2], pages[1] + pages[3]
     for name in ("资粮", "功德", "慧"):
         assert fronts.count(name) == backs.count(name) == 15
@@ -190,8 +191,8 @@ def test_markers_and_achievements_match_the_rulebook(default_a4: Path) -> None:
                            ("英雄", f"英雄时刻·终局+{rules['scoring']['hero']}分")]
     }
     assert printed == {"皈依": 4, "大乘": 4, "技能": 8, "回合": 1, "英雄": 8}
-    assert markers.count(flat(GAME["version"])) == 45 + 25
+    assert markers.count(flat(GAME["version"])) == 45 + 25 + 12  # the achievements too
     for card in _cards("achievements"):
-        assert card["name"] in pages[4]
+        assert card["name"] in pages[2]
     cards = "".join(page_texts(default_a4 / "cards-a4.pdf"))  # choices share poker sheets
     assert (cards.count("AB-A"), cards.count("AB-B")) == (4, 4)

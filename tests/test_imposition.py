@@ -57,8 +57,9 @@ def test_each_size_takes_no_more_sheets_than_a_hand_imposition(game: str, built)
         sheets = sum(math.ceil(count / geometry.grid("a4", size).per_sheet)
                      for size, count in per_size.items())
         singles = sum(1 for info in output["decks"].values() if not info["backs"])
-        assert sheets * 2 <= output["pages"] <= (sheets + singles) * 2, output["file"]
-        if not singles:
+        # sizes share the pages their leftovers leave: never more than each alone
+        assert output["pages"] <= (sheets + singles) * 2, output["file"]
+        if not singles and len(per_size) == 1:
             assert output["pages"] == 2 * sheets, output["file"]
 
 
@@ -123,10 +124,10 @@ def test_backs_land_behind_their_fronts_on_either_flip_moved_by_the_offset() -> 
     assert a.turn == 180 and front.slots[0].turn == 0
 
 
-def test_every_cut_line_on_letter_has_a_guide_5_mm_from_the_edge(default_letter: Path) -> None:
+def test_every_cut_line_on_letter_has_a_guide_to_cut_to(default_letter: Path) -> None:
     """Letter leaves 6.35 mm above and below 3 x 3 poker cards: each vertical cut line's guide
-    is drawn in the outer bleed, between 5 mm from the edge and the cut; each horizontal
-    one's in the side margins, at least 5 mm from the edge."""
+    runs from just short of the cut through the outer bleed to 3.05 mm from the edge, 3 mm
+    long; each horizontal one's is in the side margins, at least 5 mm from the edge."""
     dpi = 300
     page = render_page(default_letter / "cards-letter.pdf", 0, dpi=dpi)
     grid = GEOMETRY.grid("letter", "poker")
@@ -140,13 +141,13 @@ def test_every_cut_line_on_letter_has_a_guide_5_mm_from_the_edge(default_letter:
 
     for col in range(grid.cols + 1):
         x = grid.left + col * grid.card.width
-        column = [max(page.getpixel((px(x), y))) for y in range(px(5.05), px(grid.top - 0.35))]
-        assert min(column) < 90, f"no guide above the cut line at x = {x} mm"
+        column = [max(page.getpixel((px(x), y))) for y in range(px(3.2), px(grid.top - 0.4))]
+        assert max(column) < 90, f"no 3 mm guide above the cut line at x = {x} mm"
         bottom = grid.top + grid.rows * grid.card.height
         column = [max(page.getpixel((px(x), y)))
-                  for y in range(px(bottom + 0.35), px(paper.height - 5.05))]
-        assert min(column) < 90, f"no guide below the cut line at x = {x} mm"
-        for y in range(0, px(4.9)):  # nothing of the guide nearer the edge
+                  for y in range(px(bottom + 0.4), px(paper.height - 3.2))]
+        assert max(column) < 90, f"no 3 mm guide below the cut line at x = {x} mm"
+        for y in range(0, px(2.9)):  # nothing of the guide nearer the edge
             assert not (max(page.getpixel((px(x), y))) < 90
                         and min(page.getpixel((px(x) + 4, y))) > 200)
     for row in range(grid.rows + 1):

@@ -4,9 +4,9 @@ one PDF a group (cards, boards, tokens, …)."""
 from __future__ import annotations
 
 from ..assemble import LONG_EDGE, SHORT_EDGE
-from ..errors import display_path
-from ..impose import Item, Piece, Sheet, marks_svg, overview, pack_grid, pack_single, tile
-from ..load import Deck
+from ..errors import Finding, display_path
+from ..impose import Duplex, Item, Piece, Sheet, marks_svg, overview, overview_scale, pack, tile
+from ..load import Deck, line_of
 from ..parts import Part
 from ..render import Face
 from .base import Document, File, OutputKind
@@ -20,6 +20,29 @@ class SheetsOutput(OutputKind):
                 "fold": "gutter-fold sheets for printers without duplex: each front beside "
                         "its back, to fold down the middle, glue and cut"}
 
+    def check(self) -> list[Finding]:
+        """An overview page shrinks its component: say so when that prints its text below
+        the readable minimum (W087)."""
+        job = self.job
+        game, minimum = job.game, job.game.spec.readability.min_text
+        index = {spec.id: number for number, spec in enumerate(game.spec.decks)}
+        found = []
+        for deck in job.decks:
+            if not deck.spec.overview or deck.spec.size not in job.geometry.sizes:
+                continue  # an unknown size is told as E021
+            tiling = job.geometry.tiling(job.paper, deck.spec.size)
+            scale = overview_scale(tiling, job.geometry, job.paper)
+            if tiling.count > 1 and scale < 1:
+                whole = tiling.whole
+                found.append(Finding(
+                    display_path(game.root / "game.yaml"),
+                    line_of(game.spec_data, ("decks", index[deck.spec.id], "overview")),
+                    f"deck '{deck.spec.id}': its overview page shows the {whole.width:g}×"
+                    f"{whole.height:g} mm component at {scale:.0%} of its size, so text set at "
+                    f"the {minimum:g} pt readable minimum prints at {minimum * scale:.1f} pt "
+                    f"there (the glued pieces print it at full size)", "W087"))
+        return found
+
     def plan(self) -> list[Document]:
         """One document per output group, one part per sheet; faces are drawn into them."""
         job = self.job
@@ -30,6 +53,7 @@ class SheetsOutput(OutputKind):
         self.decks: dict[str, dict[str, dict[str, int]]] = {}
         self.html: dict[str, str] = {}
         self.sides: dict[str, list[str]] = {}  # each file's pages: front, back, single, …
+        self.sheets: dict[str, list[Sheet]] = {}  # each file's pages as planned
         documents = []
         for kind, decks in groups.items():
             file = f"{kind}-{paper}.pdf"
@@ -39,6 +63,7 @@ class SheetsOutput(OutputKind):
                 duplex = SHORT_EDGE if job.options.duplex == "short" else LONG_EDGE
                 sheets = paired(sheets)
             self.sides[file] = [sheet.side for sheet in sheets]
+            self.sheets[file] = sheets
             title = f"{game.spec.title} {game.spec.version} — {kind} ({paper})"
             where = display_path(game.root / "game.yaml")
             parts = [Part(self._html(group, title, with_faces=True), where)
@@ -51,15 +76,14 @@ class SheetsOutput(OutputKind):
         return documents
 
     def _sheets(self, decks: list[Deck], counts: dict[str, dict[str, int]]) -> list[Sheet]:
-        """The sheets of one output: decks with backs fill grids by size (sharing sheets unless
-        a deck keeps to its own), fronts then backs; single-sided pieces are packed on pages;
+        """The sheets of one output: every size and every single-sided piece packed together
+        (unless a deck keeps to its own sheets), each fronts page followed by its backs;
         overviews come last."""
         job = self.job
         geometry, paper, options = job.geometry, job.paper, job.options
         fold = options.on("fold")
         with_backs = not options.on("no_backs")
-        backed: dict[str, list[Item]] = {}
-        single: dict[str, list[Item]] = {}
+        pools: dict[str, list[Item]] = {}  # "" for the decks that share sheets
         overviews: list[Sheet] = []
         for deck in decks:
             fronts: list[Face] = []
@@ -78,25 +102,16 @@ class SheetsOutput(OutputKind):
                 items = [Item(Piece(face), Piece(back) if back else None, tiling.piece,
                               deck.spec.id, deck.spec.crop_marks)
                          for face, back in zip(fronts, backs, strict=True)]
-            if any(item.back for item in items):  # a grid per size
-                key = f"{tiling.piece.width}x{tiling.piece.height}"
-                backed.setdefault(deck.spec.id if deck.spec.own_sheets else key, []).extend(items)
-            else:  # one packing for every size
-                single.setdefault(deck.spec.id if deck.spec.own_sheets else "", []).extend(items)
+            pools.setdefault(deck.spec.id if deck.spec.own_sheets else "", []).extend(items)
             if deck.spec.overview and tiling.count > 1:
                 overviews += overview(fronts, tiling, geometry, paper)
             counts[deck.spec.id] = {"faces": len(fronts), "backs": sum(
                 1 for item in items if item.back) if with_backs or fold else 0}
             if tiling.count > 1:
                 counts[deck.spec.id]["pieces"] = len(items)
-        sheets: list[Sheet] = []
-        page = geometry.papers[paper]
-        for items in backed.values():
-            grid = geometry.grid(paper, items[0].size, half=fold)
-            sheets += pack_grid(items, page, grid, geometry, with_backs, options.duplex,
-                                options.back_offset, fold)
-        for items in single.values():
-            sheets += pack_single(items, page, geometry.room(paper), geometry)
+        duplex = Duplex(with_backs, options.duplex, options.back_offset, fold)
+        sheets = [sheet for items in pools.values()
+                  for sheet in pack(items, paper, geometry, duplex)]
         return sheets + overviews
 
     def _html(self, sheets: list[Sheet], title: str, with_faces: bool) -> str:
