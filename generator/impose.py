@@ -199,8 +199,8 @@ def _mark(at: float, start: float, step: int, bleed: float, limit: float, slots:
     every bleed box; or, where that is shorter (a narrow margin, another block near), a guide
     from BLEED_GUIDE_CLEAR short of the cut through the piece's own outer bleed and on into
     the margin (nearer the paper's edge than `printable`, up to `guide_printable`, where that
-    makes it `guide_length` long enough to cut to), `gap` clear of any other piece's bleed and BLEED_GUIDE_CLEAR of any cut-line
-    box. None when neither is long enough to see."""
+    makes it `guide_length` long enough to cut to), `gap` clear of any other piece's bleed
+    and BLEED_GUIDE_CLEAR of any cut-line box. None when neither is long enough to see."""
     gap, length = geometry.mark_gap, geometry.mark_length
     begin = start + step * (bleed + gap)
     end = _run(at, begin, _stop(begin + step * length, limit, step), step,
