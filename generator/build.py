@@ -132,7 +132,8 @@ def run(planned: list[tuple[OutputKind, Document]], executor: Executor,
         result = executor.assemble(document)
         done[index] = (document, result)
         if result.parts:  # a document of no parts is drawn by its kind when finished
-            pages = f"{result.pages} pages, " if document.parts else "faces: "
+            sides = planned[index][0].file_pages(document, result.pages)
+            pages = f"{sides} pages, " if document.parts else "faces: "
             progress(f"{name}: {result.file}: {pages}{result.laid_out} of {result.parts} parts "
                      f"laid out ({result.seconds:.1f} s)")
 

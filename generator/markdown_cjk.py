@@ -10,8 +10,9 @@ rule, as it does inside words.
 
 A table column squeezed to one character breaks 数量 into 数 / 量, and 天灾共业 into 天灾共 / 业.
 Chinese marks no word boundaries, so `table_words` wraps each run of two to four ideographs in
-a cell (between punctuation, digits or spaces), six in a header, in a span that the stylesheet
-keeps on one line: no word of such a run is broken, and the column is at least that wide.
+a cell (between punctuation, digits or spaces), six in a header, in `<nobr>`, kept on one line
+by WeasyPrint's own stylesheet: no word of such a run is broken, and the column is at least
+that wide.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.state_inline import Delimiter, Scanned
 from markdown_it.token import Token
 
-NOWRAP = "nowrap"  # the class of a span kept on one line
 WORD_CHARS = 4  # a run of at most this many ideographs in a table cell is kept on one line
 HEADER_CHARS = 6  # and in a header cell, which names its column in a word or two
 
@@ -104,9 +104,9 @@ def _runs(text: str) -> list[tuple[str, bool]]:
 
 
 def _nowrap(text: str) -> list[Token]:
-    """A span holding `text` that the stylesheet keeps on one line."""
-    opening = Token("nowrap_open", "span", 1, attrs={"class": NOWRAP})
-    closing = Token("nowrap_close", "span", -1)
+    """`text` in `<nobr>`, kept on one line."""
+    opening = Token("nowrap_open", "nobr", 1)
+    closing = Token("nowrap_close", "nobr", -1)
     return [opening, Token("text", "", 0, content=text), closing]
 
 

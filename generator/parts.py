@@ -21,7 +21,7 @@ from . import PACK_BUILD, PACKAGE_DIR
 from .errors import CODES
 
 LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py", "qrcode",
-             "uharfbuzz")
+             "uharfbuzz", "pyphen")
 
 Stamp = tuple[str, int, int]  # a file's path, size and modification time
 CSS_SOURCE = "pnp-source:"  # a CSS comment naming the file the stylesheet's next lines are from

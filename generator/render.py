@@ -22,6 +22,7 @@ from .language import pack_words
 from .load import Deck, Game, line_of
 from .parts import CSS_SOURCE
 from .schema import CardBase, Limits
+from .typeset import keep_together
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -259,7 +260,8 @@ class Renderer:
             raise PackError([sandbox.failure(exc, at, "", "E060")]) from None
 
     def _render(self, name: str, deck: Deck, where: tuple[str, int], **extra: Any) -> Markup:
-        return Markup(self.render(name, {**self.context(deck), **extra}, where))
+        """A face or back, its paragraphs ending on no lone character or word."""
+        return Markup(keep_together(self.render(name, {**self.context(deck), **extra}, where)))
 
 
 def render_shared(name: str, **context: Any) -> str:

@@ -89,8 +89,8 @@ def test_example_embeds_its_own_font_and_real_italics(out_root: Path) -> None:
     fonts = EXAMPLES / GAME / "fonts"
     cards = _fonts(out_root / GAME / "cards-a4.pdf")
     rulebook = _fonts(out_root / GAME / "rulebook-a4.pdf")
-    regular = [font for name, font in cards if name == "Harbour-Garamond"]
-    italic = [font for name, font in cards if name == "Harbour-Garamond-Italic"]
+    regular = [font for name, font in cards if name == "EBGaramond12-Regular"]
+    italic = [font for name, font in cards if name == "EBGaramond12-Italic"]
     emphasis = [font for name, font in rulebook if name == "NotoSans-Italic"]
     assert regular and italic and emphasis
     assert all(_drawn_from(font, fonts / "EBGaramond-Regular.otf") for font in regular)

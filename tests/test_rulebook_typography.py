@@ -85,20 +85,26 @@ class Book:
                          for line in block)
 
 
+def read_blocks(pdf: Path, space: str = "") -> list[tuple[float, list[list[Line]]]]:
+    """Each page's height and blocks of lines as pdftotext finds them (a paragraph, a table
+    cell; a justified line may be a block of its own), words joined by `space`."""
+    xml = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], check=True,
+                         capture_output=True).stdout
+    root = ET.fromstring(re.sub(rb"<!DOCTYPE[^>]*>", b"", xml))
+    return [(float(page.get("height", 0)),
+             [[Line(*(float(line.get(key, 0)) for key in ("xMin", "yMin", "xMax", "yMax")),
+                    space.join(word.text or "" for word in line.iter(f"{XHTML}word")))
+               for line in block.iter(f"{XHTML}line")] for block in page.iter(f"{XHTML}block")])
+            for page in root.iter(f"{XHTML}page")]
+
+
 @cache
 def read_book(pdf: Path, margin: float, gallery_title: str | None) -> Book:
     """The PDF's pages, lines and outline; `margin` is the rulebook's in mm (the head sits 4 mm
     lower)."""
-    xml = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], check=True,
-                         capture_output=True).stdout
-    root = ET.fromstring(re.sub(rb"<!DOCTYPE[^>]*>", b"", xml))
     pages = []
-    for number, page in enumerate(root.iter(f"{XHTML}page"), start=1):
-        blocks = [[Line(*(float(line.get(key, 0)) for key in ("xMin", "yMin", "xMax", "yMax")),
-                        "".join(word.text or "" for word in line.iter(f"{XHTML}word")))
-                   for line in block.iter(f"{XHTML}line")]
-                  for block in page.iter(f"{XHTML}block")]
-        pages.append(Page(number, float(page.get("height", 0)), blocks))
+    for number, (height, blocks) in enumerate(read_blocks(pdf), start=1):
+        pages.append(Page(number, height, blocks))
         pages[-1].body((margin + 4) * MM - 2, margin * MM - 2)
     reader = PdfReader(pdf)
     gallery = len(pages) + 1
@@ -242,22 +248,23 @@ def test_a_booklet_ends_on_a_back_cover_without_folio(packs: Path, tmp_path: Pat
 
 def test_markdown_for_chinese() -> None:
     """Bold meets CJK punctuation; short words in table cells are kept whole; a question or a
-    label with a colon is marked to stay with what follows; a chapter's closing rule goes."""
+    label with a colon is marked to stay with what follows; a chapter's closing rule goes; a
+    paragraph's last two characters (or words) stay on one line."""
     html, _ = markdown_html(
         "## 一\n\n棋盘由**【中宫】与外围的【八卦宫位】**共同构成，称为**“区域”**。\n\n"
         "**Q1：可以叠加吗？**\n\n**A**：不可。\n\n**对方选择**（三选一）：\n\n"
         "| 类型 | 游戏中用语 |\n|---|---|\n| 天灾共业，渡化-1 | 功德五六七八 |\n\n---\n")
     assert "**" not in html
     assert "<strong>【中宫】与外围的【八卦宫位】</strong>" in html
-    assert "<strong>“区域”</strong>" in html
-    assert '<p class="lead"><strong>Q1：可以叠加吗？</strong></p>' in html
-    assert '<p><strong>A</strong>：不可。</p>' in html
-    assert '<p class="lead"><strong>对方选择</strong>（三选一）：</p>' in html
-    assert '<th><span class="nowrap">游戏中用语</span></th>' in html
-    assert '<span class="nowrap">天灾共业</span>，<span class="nowrap">渡化</span>-1' in html
-    assert "<td>功德五六七八</td>" in html  # a longer run may break
+    assert "称为<nobr><strong>“区域”</strong>。</nobr>" in html
+    assert '<p class="lead"><strong>Q1：可以叠<nobr>加吗？</nobr></strong></p>' in html
+    assert '<p><strong>A</strong>：<nobr>不可。</nobr></p>' in html
+    assert '<p class="lead"><strong>对方选择</strong>（三<nobr>选一）：</nobr></p>' in html
+    assert '<th><nobr>游戏中用语</nobr></th>' in html
+    assert '<nobr>天灾共业</nobr>，<nobr>渡化</nobr>-1' in html
+    assert "<td>功德五六<nobr>七八</nobr></td>" in html  # a longer run may break
     assert "<hr" not in html
     whole, _ = markdown_html("## 一\n\n[见二][二]\n\n---\n\n## 二\n\n---\n\n文\n\n[二]: #h2\n")
     assert whole.count("<hr />") == 1  # converted whole (a link reaches across): before 文 only
     latin, _ = markdown_html("a **b** c *x*y snake_case_word")
-    assert latin == "<p>a <strong>b</strong> c <em>x</em>y snake_case_word</p>\n"
+    assert latin == "<p>a <strong>b</strong> c <nobr><em>x</em>y snake_case_word</nobr></p>\n"

@@ -107,6 +107,10 @@ class OutputKind:
         """The files an assembled document becomes."""
         raise NotImplementedError
 
+    def file_pages(self, document: Document, pages: int) -> int:
+        """The pages of the file an assembled document of `pages` pages becomes."""
+        return pages
+
     def missing(self) -> Finding:
         """Why this kind, asked for by name, has nothing to make."""
         game = self.job.game

@@ -37,6 +37,7 @@ from ..markdown_cjk import cjk_friendly, table_words
 from ..parts import LaidOut, Part
 from ..render import Face, Renderer, css_source
 from ..schema import Limits
+from ..typeset import keep_together
 from .base import Document, File, OutputKind
 
 
@@ -142,10 +143,13 @@ def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     md.use(cjk_friendly).use(table_words)
     md.core.ruler.push("lead_ins", _lead_ins)
+    md.core.ruler.push("short_tables", _short_tables)
     return md
 
 
 LEAD = "lead"  # the class of a paragraph that introduces what follows it
+SHORT = "short"  # the class of a table the stylesheet keeps on one page
+SHORT_ROWS = 6  # a table of at most this many rows (besides its header) is short
 COLONS = ("：", ":")
 
 
@@ -167,6 +171,19 @@ def _lead_ins(state: StateCore) -> None:
         ends = token.type == "heading_open" and token.tag == "h2"
         kept.append(token)
     tokens[:] = kept[::-1]
+
+
+def _short_tables(state: StateCore) -> None:
+    """Core rule: mark each table of at most `SHORT_ROWS` rows, which a page break would
+    leave as a few rows on either side."""
+    table, rows = None, 0  # Markdown tables hold no tables
+    for token in state.tokens:
+        if token.type == "table_open":
+            table, rows = token, 0
+        elif token.type == "tr_open":
+            rows += 1
+        elif token.type == "table_close" and table and rows - 1 <= SHORT_ROWS:
+            table.attrJoin("class", SHORT)
 
 
 def _introduces(children: list[Token]) -> bool:
@@ -193,7 +210,7 @@ def _chapter_html(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
         if token.type == "heading_open":
             token.attrSet("id", f"h{len(headings) + 1}")
             headings.append((int(token.tag[1]), tokens[index + 1].content.replace("*", "")))
-    return md.renderer.render(tokens, md.options, {}), tuple(headings)
+    return keep_together(md.renderer.render(tokens, md.options, {})), tuple(headings)
 
 
 def qr_data_uri(url: str) -> str:
@@ -218,6 +235,8 @@ class Figure:
 
 
 FIGURE_GAP = 2.5  # mm between the gallery's figures, across and down
+FEW_ENTRIES = 6  # entries of the contents that a page of their own is not worth
+TIGHT = "pnp-contents-tight"  # the anchor of the contents set tight, when pages are counted
 
 
 def gallery(decks: list[Deck], renderer: Renderer, geometry: Geometry,
@@ -274,33 +293,40 @@ class Rulebook:
                            gallery=[deck for _, decks in self.pieces for deck in decks],
                            back_cover=self.back_cover)
 
-    def front(self, numbers: dict[str, int] | None) -> str:
-        """Cover and contents, each heading with its page number when known."""
-        return self.render("front", numbers=numbers)
+    def front(self, numbers: dict[str, int] | None, tight: bool = False) -> str:
+        """Cover and contents, each heading with its page number when known (`tight` sets
+        the contents closer); without the numbers, to count pages, the contents set as usual
+        and then tight, from a page of its own marked `TIGHT`."""
+        return self.render("front", numbers=numbers,
+                           contents=[False, True] if numbers is None else [tight])
 
     def folios(self, pages: list[tuple[str, str]]) -> str:
         """Empty pages carrying only a page number and running head: (named page, head) each."""
         return self.render("folio", folios=pages)
 
-    def numbered(self, front: LaidOut, parts: list[LaidOut]) -> tuple[str, str]:
-        """The cover and contents with page numbers, and the folios: each page's running head
-        is the chapter begun on it or last before it."""
+    def numbered(self, counted: LaidOut, parts: list[LaidOut]) -> tuple[str, str]:
+        """The cover and contents with page numbers, set tight when that saves a page that
+        would hold only the last few entries, and the folios: each page's running head is the
+        chapter begun on it or last before it."""
+        usual = counted.anchors.get(TIGHT, counted.pages)  # the pages before the tight ones
+        spilt = sum(link.page == usual - 1 for link in counted.links)  # a link an entry
+        tight = spilt <= FEW_ENTRIES and 1 + counted.pages - usual < usual
         numbers: dict[str, int] = {}
-        pages = front.pages
+        front = pages = 1 + counted.pages - usual if tight else usual
         for part in parts:
             for anchor, index in part.anchors.items():
                 numbers.setdefault(anchor, pages + index + 1)
             pages += part.pages
         begun = {numbers[h.id]: h.text for h in self.headings
                  if h.level == 2 and h.id in numbers}
-        folios = [("cover", "")] + [("contents", "")] * (front.pages - 1)
+        folios = [("cover", "")] + [("contents", "")] * (front - 1)
         head = ""
-        for page in range(front.pages + 1, pages + 1):
+        for page in range(front + 1, pages + 1):
             head = begun.get(page, head)
             folios.append(("", head))
         if self.back_cover:
             folios[-1] = ("cover", "")
-        return self.front(numbers), self.folios(folios)
+        return self.front(numbers, tight), self.folios(folios)
 
     def order(self, pages: int) -> list[tuple[int | None, int | None]]:
         """The booklet's saddle-stitch order for its `pages`."""
@@ -356,7 +382,7 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
 
     def render(mode: str, **values: object) -> str:
         given = {"body": "", "gallery": [], "numbers": None, "folios": [], "face_keys": None,
-                 "back_cover": False, **values}
+                 "back_cover": False, "contents": [False], **values}
         return renderer.render("rulebook.html.j2", {
             **context, "mode": mode, "rulebook_css": Markup(css), "headings": headings,
             "gallery_id": gallery_id, "qr": qr, "gap": FIGURE_GAP, **given})
@@ -418,15 +444,20 @@ class RulebookOutput(OutputKind):
         job = self.job
         book, booklet = self.books[document.file]
         if booklet:
-            order = book.order(pages)
-            pdf = impose_booklet(pdf, job.geometry.papers[job.paper], order)
-            pages = len(order)
+            pdf = impose_booklet(pdf, job.geometry.papers[job.paper], book.order(pages))
+        pages = self.file_pages(document, pages)
         files = []
         if job.options.html:
             files.append(File(document.file.replace(".pdf", ".html"),
                               book.whole().encode("utf-8")))
         files.append(File(document.file, pdf, self.entry(document.file, pages)))
         return files
+
+    def file_pages(self, document: Document, pages: int) -> int:
+        """The pages of the file an assembled document of `pages` pages becomes: a booklet's
+        sides of paper."""
+        book, booklet = self.books[document.file]
+        return len(book.order(pages)) if booklet else pages
 
     def missing(self) -> Finding:
         """The rulebook file the game names is not there."""
