@@ -387,9 +387,6 @@ def _cmap(unicode: dict[int, bytes]) -> bytes:
     return b"\n".join(lines)
 
 
-SHOWN = {"Tj", "TJ", "'", '"'}
-
-
 def _recode_text(pdf: Any, recoded: dict[tuple[int, int], tuple[Any, dict[int, int]]]) -> None:
     """Write the text every page and form shows in a recoded font in its merged font's
     glyph ids, and name the merged font in their resources instead."""
@@ -489,7 +486,7 @@ def _recode_parsed(owner: Any, fonts: dict[str, dict[int, int]]) -> bytes:
             current = saved.pop() if saved else None
         elif name == "Tf":
             current = fonts.get(str(operands[0]))
-        elif current is not None and name in SHOWN:
+        elif current is not None and name in TEXT_SHOWN:
             operands = [_recoded(operand, current) for operand in operands]
         out.append(pikepdf.ContentStreamInstruction(operands, operator))
     return bytes(pikepdf.unparse_content_stream(out))
