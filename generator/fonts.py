@@ -9,7 +9,7 @@ import io
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -239,15 +239,18 @@ def _codes(face: FontFace) -> frozenset[int]:
     return face.codes if face.codes is not None else _cmap(face.path)
 
 
-@cache
 def _cmap(path: Path) -> frozenset[int]:
-    """The code points a font file maps to glyphs, read once a process (fontTools takes a
-    sixth of a second on a CJK font's cmap); not kept on disk, as `pnp validate` writes
-    nothing."""
-    from fontTools.ttLib import TTFont
+    """The code points a font file maps to glyphs, read by HarfBuzz once a process and
+    version of the file (milliseconds, where fontTools takes a tenth of a second on a CJK
+    font); not kept on disk, as `pnp validate` writes nothing."""
+    status = path.stat()
+    return _unicodes(path, (status.st_mtime_ns, status.st_size))
 
-    with TTFont(path, lazy=True) as font:
-        return frozenset(font.getBestCmap())
+
+@cache
+def _unicodes(path: Path, stamp: tuple[int, int]) -> frozenset[int]:
+    """`_cmap`, once per process and version of the file."""
+    return frozenset(_harfbuzz_face(path, stamp).unicodes)
 
 
 def sample(path: Path, wanted: str = "字a") -> str:
@@ -307,11 +310,21 @@ def cut_font(path: Path, text: str) -> tuple[bytes, list[int]]:
     A CID-keyed CFF font's charset is made identity (glyph i is CID i), as the PDF's codes,
     which are glyph ids, need for MuPDF and Ghostscript.
     """
+    status = path.stat()
+    stamp = (status.st_mtime_ns, status.st_size)
+    wanted = (ALWAYS | list_markers(text) | set(map(ord, set(text)))) & _unicodes(path, stamp)
+    return _cut_to(path, stamp, frozenset(wanted))
+
+
+@lru_cache(maxsize=32)
+def _cut_to(path: Path, stamp: tuple[int, int], codes: frozenset[int]
+            ) -> tuple[bytes, list[int]]:
+    """`cut_font` to the code points of the font's that are wanted, kept for the parts that
+    want the same ones (a Latin face behind Chinese text: its digits and punctuation)."""
     import uharfbuzz
 
     request = uharfbuzz.SubsetInput()
-    for code in sorted(ALWAYS | list_markers(text) | set(map(ord, set(text)))):
-        request.unicode_set.add(code)
+    request.unicode_set.update(sorted(codes))
     # every name but IDs 0-6 (HarfBuzz's default, inverted): the licence stays, and the
     # family names go, so that fontconfig never takes a face of ours for a generic family
     # (`sans-serif`), which would hide text drawn in no declared font (E083)

@@ -83,18 +83,18 @@ def preload() -> None:
 
 def make_fetcher(
     allowed_files: Iterable[Path] = (), roots: Sequence[Path] = (PROJECT_ROOT,),
-    served: set[Path] | None = None, aliases: dict[Path, Path] | None = None,
+    served: set[Path] | None = None, cuts: CutFonts | None = None,
     refused: list[Found] | None = None, max_bytes: int = DEFAULT_LIMITS.file_bytes,
 ) -> Any:
     """A URL fetcher that serves data: URLs and files inside `roots`, and nothing else; a
     file of the last root (the pack) must be a regular file of at most `max_bytes`.
 
-    A file named in `aliases` is served from the file it maps to (a font from its subset).
+    A font file of `cuts` is served cut down to the document's characters.
     Each file served is added to `served`, so a cached layout knows what it depends on.
     Given `refused`, each URL refused or missing is found there and WeasyPrint goes on, so
     that every one is told; else the first stops the layout.
     """
-    known = aliases or {}
+    known = cuts if cuts is not None else CutFonts((), "")
     weasyprint = _weasyprint()
     from weasyprint.urls import URLFetcherResponse
 
@@ -130,8 +130,10 @@ def make_fetcher(
                 if (inside or path in extra) and path.is_file():
                     if served is not None:
                         served.add(path)
-                    if path in known or not path.is_relative_to(pack):  # the project's files
-                        return URLFetcherResponse(url, body=known.get(path, path).read_bytes())
+                    if path in known:
+                        return URLFetcherResponse(url, body=known.body(path))
+                    if not path.is_relative_to(pack):  # the project's files
+                        return URLFetcherResponse(url, body=path.read_bytes())
                     try:
                         return URLFetcherResponse(url, body=read_bytes(path, max_bytes))
                     except FileRefused as exc:
@@ -246,22 +248,22 @@ def layout(
     found: list[Found],
     allowed_files: Iterable[Path] = (),
     served: set[Path] | None = None,
-    aliases: dict[Path, Path] | None = None,
+    cuts: CutFonts | None = None,
     max_bytes: int = DEFAULT_LIMITS.file_bytes,
     folder: Path | None = None,
 ) -> Any:
     """Lay out one HTML document into pages, refusing outside files; None if it cannot be.
 
     Files are served from the project and from base_dir, the game pack's own folder, fonts
-    from their subsets in `aliases`, which WeasyPrint copies into `folder` (the caller
-    removes it) when given; each is added to `served`. What WeasyPrint says, and a file it
+    of `cuts` cut down, which WeasyPrint copies into `folder` (the caller removes it) when
+    given; each is added to `served`. What WeasyPrint says, and a file it
     may not have, goes to `found`.
     """
     weasyprint = _weasyprint()
-    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, aliases, found,
+    fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, cuts, found,
                            max_bytes)
     # A FontConfiguration keeps each font by its URL, so cut-down fonts need one of their own.
-    fonts = _font_configuration(folder) if aliases else font_configuration()
+    fonts = _font_configuration(folder) if cuts is not None else font_configuration()
     base_url = base_dir.resolve().as_uri() + "/"
     html, rules = _split_style(html)
     with _watching(found, rules or _style_of(html), fetcher.refused):
@@ -361,6 +363,28 @@ def _stylesheet(rules: str, base_dir: Path) -> Any:
 FACE_FAMILY = re.compile(r"@font-face\s*\{[^}]*?font-family:\s*(['\"]?)([^;'\"}]+)\1")
 
 
+class CutFonts:
+    """Font files served cut down to one document's characters: each cut when the document
+    first asks for it (a page fetches only the faces its @font-face rules name), and what each
+    cut is, by its bytes, for `write_pdf`."""
+
+    def __init__(self, paths: Iterable[Path], text: str):
+        self.paths, self.text = frozenset(paths), text
+        self.given: dict[bytes, GivenFont] = {}
+        self._cut: dict[Path, bytes] = {}
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.paths
+
+    def body(self, path: Path) -> bytes:
+        """The font file cut down to the document's characters."""
+        if path not in self._cut:
+            cut, glyphs = cut_font(path, self.text)
+            self._cut[path] = cut
+            self.given[cut] = GivenFont(face_name(path), face_key(path), glyphs)
+        return self._cut[path]
+
+
 class GivenFont(NamedTuple):
     """A font file a part was given: its face's PostScript name, the key the join finds its
     whole font by, and the glyph of the whole font each of its glyphs is."""
@@ -435,20 +459,13 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
     started = time.perf_counter()
     found: list[Found] = []
     served: set[Path] = set()
+    cuts = CutFonts(fonts, html)
     with tempfile.TemporaryDirectory(prefix="pnp-fonts-") as folder:
-        aliases, given = {}, {}
-        for index, path in enumerate(fonts):
-            aliases[path] = Path(folder) / f"{index}{path.suffix}"
-            cut, glyphs = cut_font(path, html)
-            aliases[path].write_bytes(cut)
-            given[cut] = GivenFont(face_name(path), face_key(path), glyphs)
-        (Path(folder) / "faces").mkdir()  # WeasyPrint's copies, gone with the folder
-        document = layout(html, base_dir, found, fonts, served, aliases, max_bytes,
-                          Path(folder) / "faces")
+        document = layout(html, base_dir, found, fonts, served, cuts, max_bytes, Path(folder))
         if document is None:
             return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
         found += measure(document, min_dpi)
-        data = write_pdf(document, found, html, given) if write and not _errors(found) else b""
+        data = write_pdf(document, found, html, cuts.given) if write and not _errors(found) else b""
         return LaidOut(b"" if _errors(found) else data, len(document.pages), found,
                        [stamp(path) for path in sorted(served)], _anchors(document),
                        _links(document), placements(document), time.perf_counter() - started)
