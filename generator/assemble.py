@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,7 +176,7 @@ def _prefer(pdf: Any, duplex: str | None) -> None:
 
 
 FACE = "/PnpFace"  # a part's font descriptor: the key of the whole font it was cut from
-GLYPHS = "/PnpGlyphs"  # and the glyph of the whole font each of its codes is
+GLYPHS = "/PnpGlyphs"  # and the glyph of the whole font each of its codes is, two bytes each
 
 
 def embedded_fonts(data: bytes, names: Mapping[str, str] | None = None,
@@ -205,7 +206,7 @@ def embedded_fonts(data: bytes, names: Mapping[str, str] | None = None,
                 and given in marked:
             key, glyphs = marked[given]
             font[FACE] = pikepdf.String(key)
-            font[GLYPHS] = pikepdf.Array(glyphs)
+            font[GLYPHS] = pikepdf.String(struct.pack(f">{len(glyphs)}H", *glyphs))
             changed = True
         for name in ("/BaseFont", "/FontName"):  # a font, a CID font, a font descriptor
             given = font.get(name)
@@ -264,7 +265,8 @@ def _used_glyphs(font: Any) -> dict[int, int]:
     """A marked part font's codes that it has a width for (the glyphs it draws), each to the
     glyph of the whole font it is."""
     descendant = font.DescendantFonts[0]
-    glyphs = [int(glyph) for glyph in descendant.FontDescriptor[GLYPHS]]
+    raw = bytes(descendant.FontDescriptor[GLYPHS])
+    glyphs = struct.unpack(f">{len(raw) // 2}H", raw[:len(raw) // 2 * 2])
     return {code: glyphs[code] for code in _widths(descendant.get("/W", []))
             if code < len(glyphs)}
 
@@ -421,8 +423,8 @@ def _recode_text(pdf: Any, recoded: dict[tuple[int, int], tuple[Any, dict[int, i
 # What recoding a drawing reads: a font set (`/F1 9 Tf`), a hex string (the codes shown), q or
 # Q, and a literal string or a dictionary's `<<`, read past so that nothing in them is taken
 # for the others.
-TEXT_STATE = re.compile(rb"(/[^\s/\[\]()<>{}%]+)\s+[-+\d.]+\s+Tf(?=\s|$)|<<|<([0-9A-Fa-f\s]*)>"
-                        rb"|(?<![^\s\]\[>)])([qQ])(?=\s|$)|\((?:\\.|[^\\)])*\)")
+TEXT_STATE = re.compile(rb"(?=[/<qQ(])(?:(/[^\s/\[\]()<>{}%]+)\s+[-+\d.]+\s+Tf(?=\s|$)|<<"
+                        rb"|<([0-9A-Fa-f\s]*)>|(?<![^\s\]\[>)])([qQ])(?=\s|$)|\((?:\\.|[^\\)])*\))")
 INLINE_IMAGE = re.compile(rb"(?<![^\s])BI(?=\s)")
 
 

@@ -27,6 +27,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .markdown_cjk import is_ideograph
 
@@ -109,8 +110,10 @@ def _content_end(html: str, pos: int, name: str) -> int:
     return len(html)
 
 
+@lru_cache(maxsize=1024)
 def keep_together(html: str) -> str:
-    """The HTML with each group of its paragraphs that must stay on one line in `<nobr>`."""
+    """The HTML with each group of its paragraphs that must stay on one line in `<nobr>`
+    (worked out once a process: a build checks a card's face, then lays it out)."""
     pieces = _pieces(html)
     marks: dict[int, list[tuple[int, int, str]]] = {}  # by piece: (offset, order, tag)
     first = 0
