@@ -46,6 +46,7 @@ def test_counts_match_the_rulebook(default_a4: Path) -> None:
         assert sum(card.get("qty", 1) for card in _cards(deck_id)) == count
 
 
+@pytest.mark.slow  # builds the default game, by getfixturevalue
 @pytest.mark.parametrize(("paper", "width", "height"), [("a4", 210, 297), ("letter", 215.9, 279.4)])
 def test_every_page_is_the_paper(paper: str, width: float, height: float, request) -> None:
     folder = request.getfixturevalue(f"default_{paper}")

@@ -78,7 +78,8 @@ def _track_phrases(rules: dict) -> list[str]:
     """What the three tracks must say."""
     c, m = rules["calamity"], rules["scoring"]["multiplier"]
     return [
-        f"劫难轨道{c['min']}–{c['max']}起点{rules['setup']['calamity']}",
+        # a track's name, its start and its span are apart: readers order them differently
+        "劫难轨道", f"起点{rules['setup']['calamity']}", f"{c['min']}–{c['max']}",
         "".join(str(v) for v in range(c["min"], c["max"] + 1)),
         *(f"×{band['factor']}{band['name']}" for band in m),
         f"护法危机≥{rules['actions']['protect']['crisis']}：护法功德+"
@@ -87,7 +88,7 @@ def _track_phrases(rules: dict) -> list[str]:
         f"胜利线：终局劫难≤{c['win_max']}",
         f"布施≥{rules['actions']['donate']['high_calamity']}",
         f"≥{c['loss']}：团队立即失败",
-        f"渡化计数{rules['saved']['min']}–{rules['saved']['max']}",
+        "渡化计数", f"{rules['saved']['min']}–{rules['saved']['max']}",
         f"团队胜利需渡化≥{rules['saved']['goal']}",
         f"目标{rules['saved']['goal']}",
         f"回合标记{rules['setup']['round']}–{rules['game']['rounds']}",
