@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
@@ -57,17 +58,54 @@ def hash_files(digest: hashlib._Hash, root: Path, files: list[Path]) -> None:
 @cache
 def code_digest() -> str:
     """One hash of this package's source and the versions of the libraries that draw pages."""
+    return _code_hash(source_files(PACKAGE_DIR, "*.py"))
+
+
+def _code_hash(files: list[Path]) -> str:
+    """One hash of some of the package's modules and the versions of the libraries that draw
+    pages."""
     digest = hashlib.sha256()
     for name in LIBRARIES:
         digest.update(f"{name}={metadata.version(name)}\n".encode())
-    hash_files(digest, PACKAGE_DIR, source_files(PACKAGE_DIR, "*.py"))
+    hash_files(digest, PACKAGE_DIR, files)
     return digest.hexdigest()
+
+
+LAYOUT_MODULE = "layout"  # the module that turns a part's HTML into its PDF, in a worker
+# An import at a module's top level: `from .fonts import cut_font`, `from . import PROJECT_ROOT`.
+TOP_IMPORT = re.compile(r"^from \.(\w*) import \(?([\w, ]+)", re.MULTILINE)
+
+
+def layout_modules() -> list[Path]:
+    """The package's modules a part's PDF comes from: `layout` and every module it imports at
+    its top level, theirs too (an import inside a function, or for type checking only, runs
+    nowhere a part is laid out)."""
+    found: set[str] = set()
+    todo = ["__init__", LAYOUT_MODULE]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        source = (PACKAGE_DIR / f"{name}.py").read_text(encoding="utf-8")
+        for module, names in TOP_IMPORT.findall(source):
+            todo += [module] if module else [
+                given for given in (item.strip() for item in names.split(","))
+                if (PACKAGE_DIR / f"{given}.py").is_file()]
+    return sorted(PACKAGE_DIR / f"{name}.py" for name in found)
+
+
+@cache
+def layout_digest() -> str:
+    """One hash of the code a part's PDF comes from and the versions of the libraries that
+    draw pages: editing the CLI, a command or a docstring elsewhere keeps every part."""
+    return _code_hash(layout_modules())
 
 
 def part_key(html: str) -> str:
     """The cache key of HTML to lay out: the HTML and the code that lays it out. The files it
     reads, fonts and images, are checked apart."""
-    return hashlib.sha256(f"{code_digest()}\n{html}".encode()).hexdigest()
+    return hashlib.sha256(f"{layout_digest()}\n{html}".encode()).hexdigest()
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pypdfium2
 
+from generator import parts
 from generator.build import BuildOptions, BuildResult, build_game, validate_game
 from generator.cache import KEEP_BUILDS, PartCache, input_digest, parts_folder
 from generator.manifest import is_fresh
@@ -311,3 +312,28 @@ def test_up_to_date_means_the_outputs_are_as_written(packs: Path, tmp_path: Path
     build_game("mini", options, out_root=out, cards_dir=packs, workers=pool)
     assert is_fresh(out / "mini", "a4", digest)
     assert pdf.read_bytes() == whole
+
+
+def test_a_part_s_key_changes_with_the_layout_code_and_not_with_the_cli(
+        tmp_path: Path, monkeypatch, request) -> None:
+    """Editing the CLI or a command keeps every laid-out part; editing what lays one out, or
+    a module it imports, does not."""
+    request.addfinalizer(parts.layout_digest.cache_clear)  # the real package's, next time
+    package = tmp_path / "generator"
+    shutil.copytree(parts.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(parts, "PACKAGE_DIR", package)
+    names = {path.name for path in parts.layout_modules()}
+    assert {"layout.py", "fonts.py", "assemble.py", "parts.py", "__init__.py"} <= names
+    assert not names & {"cli.py", "bench.py", "build.py", "execute.py", "render.py"}
+
+    def key() -> str:
+        parts.layout_digest.cache_clear()
+        return parts.part_key("<p>a card</p>")
+
+    before = key()
+    for name in ("cli.py", "bench.py", "build.py"):
+        (package / name).write_text((package / name).read_text() + "\n# a note\n")
+    assert key() == before
+    (package / "fonts.py").write_text((package / "fonts.py").read_text() + "\n# a note\n")
+    assert key() != before
+
