@@ -24,7 +24,7 @@ from generator.workers import Workers
 FIXTURES = Path(__file__).parent / "fixtures" / "packs"
 MM = 72 / 25.4  # PDF points per millimetre
 REAL_BUILDS = {"built", "default_a4", "default_letter"}
-REAL_PACKS = frozenset(path.parent.name for path in CARDS_DIR.glob("*/game.yaml"))
+GAMES = sorted(path.parent.name for path in CARDS_DIR.glob("*/game.yaml"))  # cards/ holds them
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -45,7 +45,7 @@ def fast_lays_out_no_real_game(request: pytest.FixtureRequest,
 
     def guarded(self: Workers, htmls: list[str], base_dir: Path, *args: object,
                 **kwargs: object) -> object:
-        if Path(base_dir).name in REAL_PACKS:
+        if Path(base_dir).name in GAMES:
             pytest.fail(f"{request.node.nodeid} lays out pages of the real game "
                         f"{Path(base_dir).name}: mark it @pytest.mark.slow", pytrace=False)
         return submit(self, htmls, base_dir, *args, **kwargs)
@@ -56,7 +56,7 @@ def fast_lays_out_no_real_game(request: pytest.FixtureRequest,
 @pytest.fixture(scope="session", autouse=True)
 def hidden_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
                  ) -> Iterator[tuple[subprocess.Popen, Path] | None]:
-    """The five games built with the machine's fonts hidden (tests/test_fonts_hidden.py),
+    """The default game built with the machine's fonts hidden (tests/test_fonts_hidden.py),
     started with the session when that test is to run, so it overlaps the rest."""
     wanted = any(item.nodeid.startswith("tests/test_fonts_hidden.py::test_the_games")
                  for item in request.session.items)

@@ -16,8 +16,7 @@ from generator.build import build_game, validate_game
 from generator.fonts import face_name, list_markers, load_fonts, subset_font, unicode_ranges
 from generator.workers import Workers
 
-from .conftest import Built, edit, page_texts
-from .test_fonts_hidden import GAMES
+from .conftest import GAMES, Built, edit, page_texts
 
 HEXAGRAMS = "".join(map(chr, range(0x4DC0, 0x4E00)))  # ䷀…䷿, in King Wen order
 TRIGRAMS = "".join(map(chr, range(0x2630, 0x2638)))  # ☰…☷

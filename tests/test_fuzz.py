@@ -61,7 +61,7 @@ from generator import CARDS_DIR, DEFAULT_GAME, PROJECT_ROOT
 from generator.build import check
 from generator.errors import CODES, Finding, PackError
 
-from .conftest import copy_real_pack
+from .conftest import GAMES, copy_real_pack
 
 pytestmark = pytest.mark.fuzz
 
@@ -71,7 +71,7 @@ MEMORY_MB = 300  # growth of the peak resident memory one case may cause
 MAX_FILE = 4 << 20  # a mutated file is cut here: past the pack's own limits, not a disk filler
 ADDRESS_SPACE_MB = 1536  # a hard cap over the address space, so a runaway is a MemoryError
 
-PACKS = sorted(p.parent.name for p in CARDS_DIR.glob("*/game.yaml"))
+PACKS = GAMES
 # A finding as Finding.__str__ prints it; the line is left out when it is 0.
 FINDING_LINE = re.compile(r"^(?P<path>.+?)(?::(?P<line>\d+))?: (?P<level>error|warning): "
                           r"(?P<code>[EW]\d{3}): \S")

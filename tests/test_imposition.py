@@ -1,5 +1,5 @@
 """Full sheets, marks a home printer prints, and ways to correct or avoid duplex: the sheet
-counts of the five games, crop marks on Letter pixels, the back offset, the short-edge flip,
+counts of every game of cards/, crop marks on Letter pixels, the back offset, the short-edge flip,
 gutter-fold sheets, the calibration page and printers.yaml."""
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from generator.load import load_spec
 from generator.printer import load_printer, parse_offset
 from generator.render import Face
 
-from .conftest import render_page
+from .conftest import GAMES, render_page
 
-GAMES = ["gongde-lunhui", "gongde-lunhui-v2", "path-to-salvation", "thbattle", "tianjibian"]
 GEOMETRY = load_geometry()
 RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
 

@@ -36,7 +36,7 @@ from generator.outputs.base import ExportSettings
 from generator.reprint import release, reprint
 from generator.workers import Workers
 
-from .conftest import Built, edit
+from .conftest import GAMES, Built, edit
 
 DPI = 50  # at 36 a Chinese glyph drawn as a box has about the ink of the glyph
 CELL = 8  # pixels a side of a cell compared: 4.1 mm, about two glyphs of card text
@@ -45,7 +45,6 @@ STRAY = 8  # pixels of a cell one reader inks and the other leaves blank (5 at m
 # the readers agree, in every file of the packs today)
 MASS = 60  # difference of a cell's mean ink (44 at most when they agree; more for boxes)
 FIRST_PAGES = 4  # the page drawn is the one with the most characters among these
-PACKS = ["gongde-lunhui", "gongde-lunhui-v2", "path-to-salvation", "thbattle", "tianjibian"]
 EXAMPLE = "harbour-lights"
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
@@ -96,7 +95,7 @@ def _pdfs(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.pdf"))
 
 
-@pytest.fixture(params=[*PACKS, EXAMPLE])
+@pytest.fixture(params=[*GAMES, EXAMPLE])
 def outputs(request: pytest.FixtureRequest, built: Built) -> list[Path]:
     """One game's PDFs: every file its build writes, and its extra kinds where drawn."""
     game = request.param

@@ -1,4 +1,4 @@
-"""Rulebook typography, read off the real PDFs of the five games as a player sees them: no
+"""Rulebook typography, read off the real PDFs of every game of cards/ as a player sees them: no
 Markdown left in the text, no page stranded with a line or two, no heading or question at the
 foot of a page, no short word broken in a table cell, gallery decks that flow on, and a
 booklet that ends on a back cover."""
@@ -23,9 +23,8 @@ from generator.load import load_game
 from generator.markdown_cjk import WORD_CHARS, is_ideograph
 from generator.outputs.rulebook import markdown_html
 
-from .conftest import MM, flat
+from .conftest import GAMES, MM, flat
 
-GAMES = ["gongde-lunhui", "gongde-lunhui-v2", "path-to-salvation", "thbattle", "tianjibian"]
 BOOKS = [(game, "a4") for game in GAMES] + [(DEFAULT_GAME, "letter")]
 FEWEST_ROWS = 4  # lines (or table rows) a page holds at least, unless it ends a chapter
 XHTML = "{http://www.w3.org/1999/xhtml}"
