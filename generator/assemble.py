@@ -11,7 +11,9 @@ content, so the same input gives the same bytes.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import itertools
 import re
 import struct
 from collections.abc import Iterable, Mapping
@@ -41,11 +43,13 @@ class FaceSource:
 
 
 def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | None = None,
-         duplex: str | None = LONG_EDGE, fonts: Mapping[str, Path] | None = None) -> bytes:
+         duplex: str | None = LONG_EDGE, fonts: Mapping[str, Path] | None = None,
+         recodings: Recodings | None = None) -> bytes:
     """One PDF of the parts' pages in order, each under the overlay's page of the same number,
     with the first part's title, every part's outline, and the links from one part into
     another; each face drawn into the boxes the parts left for it, and each face of `fonts`
-    (their files by `fonts.face_key`) embedded once."""
+    (their files by `fonts.face_key`) embedded once, its text recoded (through `recodings`,
+    when given, what an earlier join of the file recoded)."""
     import pikepdf
 
     joined = pikepdf.Pdf.new()
@@ -78,7 +82,7 @@ def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | 
         annotated.Annots.append(joined.make_indirect(pikepdf.Dictionary(
             Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Link, Rect=rectangle,
             Border=[0, 0, 0], Dest=[pages[target].obj, pikepdf.Name.Fit])))
-    _one_font_per_face(joined, fonts or {})
+    _one_font_per_face(joined, fonts or {}, recodings or Recodings())
     _prefer(joined, duplex)
     data = _saved(joined)
     for part in sources:
@@ -224,7 +228,7 @@ def embedded_fonts(data: bytes, names: Mapping[str, str] | None = None,
     return _saved(pdf) if changed else data
 
 
-def _one_font_per_face(pdf: Any, fonts: Mapping[str, Path]) -> None:
+def _one_font_per_face(pdf: Any, fonts: Mapping[str, Path], recodings: Recodings) -> None:
     """Embed each face once in a joined PDF: every part embeds its own subset of a face, so
     the fonts marked with the same whole font become one, cut from that font to the glyphs
     they draw together, and every text they show is written in its glyph ids. A font whose
@@ -247,28 +251,28 @@ def _one_font_per_face(pdf: Any, fonts: Mapping[str, Path]) -> None:
             continue
         used = {objgen: _used_glyphs(font) for font in members
                 for objgen in [font.objgen]}
-        wanted = sorted({0} | {glyph for glyphs in used.values() for glyph in glyphs.values()})
+        wanted = sorted({0} | {glyph for glyphs in used.values() for glyph, _ in glyphs.values()})
         data, old = cut_glyphs(path, wanted)
         new = {glyph: index for index, glyph in enumerate(old)}
         merged = _merged_font(pdf, members, data, new, used, face_name(path))
         for font in members:
             recoded[font.objgen] = merged, {code: new[glyph]
-                                            for code, glyph in used[font.objgen].items()}
+                                            for code, (glyph, _) in used[font.objgen].items()}
     if recoded:
-        _recode_text(pdf, recoded)
+        _recode_text(pdf, recoded, recodings)
     for font in pdf.objects:
         if isinstance(font, pikepdf.Dictionary) and FACE in font:
             del font[FACE], font[GLYPHS]
 
 
-def _used_glyphs(font: Any) -> dict[int, int]:
+def _used_glyphs(font: Any) -> dict[int, tuple[int, float]]:
     """A marked part font's codes that it has a width for (the glyphs it draws), each to the
-    glyph of the whole font it is."""
+    glyph of the whole font it is, and its width."""
     descendant = font.DescendantFonts[0]
     raw = bytes(descendant.FontDescriptor[GLYPHS])
     glyphs = struct.unpack(f">{len(raw) // 2}H", raw[:len(raw) // 2 * 2])
-    return {code: glyphs[code] for code in _widths(descendant.get("/W", []))
-            if code < len(glyphs)}
+    return {code: (glyphs[code], width)
+            for code, width in _widths(descendant.get("/W", [])).items() if code < len(glyphs)}
 
 
 def _widths(array: Any) -> dict[int, float]:
@@ -291,11 +295,10 @@ def _widths(array: Any) -> dict[int, float]:
 
 
 def _merged_font(pdf: Any, members: list[Any], data: bytes, new: dict[int, int],
-                 used: dict[tuple[int, int], dict[int, int]], face: str | None) -> Any:
+                 used: dict[tuple[int, int], dict[int, tuple[int, float]]], face: str | None
+                 ) -> Any:
     """One Type0 font of the face the members were cut from, its file `data`: the first
     member's dictionaries, with every member's widths and text mapping in the new glyph ids."""
-    import hashlib
-
     import pikepdf
 
     first = members[0]
@@ -303,13 +306,12 @@ def _merged_font(pdf: Any, members: list[Any], data: bytes, new: dict[int, int],
     unicode: dict[int, bytes] = {}
     for font in members:
         glyphs = used[font.objgen]
-        for code, width in _widths(font.DescendantFonts[0].get("/W", [])).items():
-            if code in glyphs:
-                widths.setdefault(new[glyphs[code]], width)
+        for glyph, width in glyphs.values():
+            widths.setdefault(new[glyph], width)
         if "/ToUnicode" in font:
             for code, text in _to_unicode(font.ToUnicode.read_bytes()).items():
                 if code in glyphs:
-                    unicode.setdefault(new[glyphs[code]], text)
+                    unicode.setdefault(new[glyphs[code][0]], text)
     tag = "".join(chr(65 + byte % 26) for byte in hashlib.sha256(data).digest()[:6])
     name = pikepdf.Name(f"/{tag}+{face or str(first.BaseFont).split('+')[-1]}")
     descriptor = pikepdf.Dictionary(first.DescendantFonts[0].FontDescriptor)
@@ -389,7 +391,37 @@ def _cmap(unicode: dict[int, bytes]) -> bytes:
     return b"\n".join(lines)
 
 
-def _recode_text(pdf: Any, recoded: dict[tuple[int, int], tuple[Any, dict[int, int]]]) -> None:
+class Recodings:
+    """Drawings an earlier join of a file recoded, by a hash of what each was and of the new
+    codes of its fonts, and those this join recodes, kept for the next: after an edit that
+    gives the file no new glyph, only the drawings the edit changed are read again."""
+
+    def __init__(self, kept: bytes = b""):
+        self.earlier: dict[bytes, bytes] = {}
+        self.now: dict[bytes, bytes] = {}
+        at = 0
+        while at + RECODING_HEAD <= len(kept):  # a key, the length, the drawing; a part cut
+            key, size = kept[at:at + 32], int.from_bytes(kept[at + 32:at + RECODING_HEAD], "big")
+            at += RECODING_HEAD
+            if at + size <= len(kept):
+                self.earlier[key] = kept[at:at + size]
+            at += size
+
+    def keep(self, key: bytes, data: bytes) -> None:
+        """Keep a drawing recoded in this join for the next."""
+        self.now[key] = data
+
+    def packed(self) -> bytes:
+        """What this join recoded, to keep."""
+        return b"".join(key + len(data).to_bytes(RECODING_HEAD - 32, "big") + data
+                        for key, data in self.now.items())
+
+
+RECODING_HEAD = 36  # a kept drawing's SHA-256 key and its length in four bytes
+
+
+def _recode_text(pdf: Any, recoded: dict[tuple[int, int], tuple[Any, dict[int, int]]],
+                 recodings: Recodings) -> None:
     """Write the text every page and form shows in a recoded font in its merged font's
     glyph ids, and name the merged font in their resources instead."""
     import pikepdf
@@ -410,10 +442,26 @@ def _recode_text(pdf: Any, recoded: dict[tuple[int, int], tuple[Any, dict[int, i
         fonts = resources.get("/Font", pikepdf.Dictionary())
         if any(font.objgen in recoded for font in fonts.values()):
             drawings.append((owner, fonts))
+    digests = {objgen: hashlib.sha256(struct.pack(f">{len(codes) * 2}I", *itertools.chain(
+        *sorted(codes.items())))).digest() for objgen, (_, codes) in recoded.items()}
     for owner, fonts in drawings:  # every drawing first, while the resources are the parts'
-        by_name = {str(name): recoded[font.objgen][1] for name, font in fonts.items()
-                   if font.objgen in recoded}
-        _recode_drawing(pdf, owner, by_name)
+        used = sorted((str(name), font.objgen) for name, font in fonts.items()
+                      if font.objgen in recoded)
+        by_name = {name: recoded[objgen][1] for name, objgen in used}
+        if isinstance(owner, pikepdf.Stream):
+            data = owner.read_bytes()
+        else:
+            contents = owner.Contents
+            streams = contents if isinstance(contents, pikepdf.Array) else [contents]
+            data = b"\n".join(stream.read_bytes() for stream in streams)
+        key = hashlib.sha256(data + b"".join(name.encode("latin-1") + digests[objgen]
+                                             for name, objgen in used)).digest()
+        data = recodings.earlier.get(key) or _recoded_drawing(owner, data, by_name)
+        recodings.keep(key, data)
+        if isinstance(owner, pikepdf.Stream):
+            owner.write(data)
+        else:
+            owner.Contents = pdf.make_stream(data)
     for _, fonts in drawings:
         for name in list(fonts.keys()):
             if fonts[name].objgen in recoded:
@@ -428,49 +476,36 @@ TEXT_STATE = re.compile(rb"(?=[/<qQ(])(?:(/[^\s/\[\]()<>{}%]+)\s+[-+\d.]+\s+Tf(?
 INLINE_IMAGE = re.compile(rb"(?<![^\s])BI(?=\s)")
 
 
-def _recode_drawing(pdf: Any, owner: Any, fonts: dict[str, dict[int, int]]) -> None:
-    """Rewrite the strings one page or form shows in the `fonts` given, two-byte codes each,
-    through each font's map of codes (the font in use followed through q and Q). Read as
-    bytes, a few times faster than as parsed instructions; one with an inline image, whose
-    data could look like anything, is parsed."""
-    import pikepdf
-
-    if isinstance(owner, pikepdf.Stream):
-        data = owner.read_bytes()
-    else:
-        contents = owner.Contents
-        streams = contents if isinstance(contents, pikepdf.Array) else [contents]
-        data = b"\n".join(stream.read_bytes() for stream in streams)
+def _recoded_drawing(owner: Any, data: bytes, fonts: dict[str, dict[int, int]]) -> bytes:
+    """The content `data` of one page or form with the strings it shows in the `fonts` given,
+    two-byte codes each, rewritten through each font's map of codes (the font in use followed
+    through q and Q). Read as bytes, a few times faster than as parsed instructions; one with
+    an inline image, whose data could look like anything, is parsed."""
     if INLINE_IMAGE.search(data):
-        data = _recode_parsed(owner, fonts)
-    else:
-        by_name = {name.encode("latin-1"): codes for name, codes in fonts.items()}
-        state: list[dict[int, int] | None] = [None]  # the font in use, then those q saved
+        return _recode_parsed(owner, fonts)
+    by_name = {name.encode("latin-1"): codes for name, codes in fonts.items()}
+    state: list[dict[int, int] | None] = [None]  # the font in use, then those q saved
 
-        def recode(match: re.Match[bytes]) -> bytes:
-            font, shown, saving = match.group(1), match.group(2), match.group(3)
-            if font is not None:
-                state[-1] = by_name.get(font)
-            elif saving == b"q":
-                state.append(state[-1])
-            elif saving == b"Q" and len(state) > 1:
-                state.pop()
-            elif shown is not None and state[-1] is not None:
-                codes, raw = state[-1], bytes.fromhex(shown.decode("latin-1"))
-                return b"<" + b"".join(
-                    codes.get(int.from_bytes(raw[at:at + 2], "big"), 0).to_bytes(2, "big")
-                    for at in range(0, len(raw) - 1, 2)).hex().encode() + b">"
-            return match.group(0)
+    def recode(match: re.Match[bytes]) -> bytes:
+        font, shown, saving = match.group(1), match.group(2), match.group(3)
+        if font is not None:
+            state[-1] = by_name.get(font)
+        elif saving == b"q":
+            state.append(state[-1])
+        elif saving == b"Q" and len(state) > 1:
+            state.pop()
+        elif shown is not None and state[-1] is not None:
+            codes, raw = state[-1], bytes.fromhex(shown.decode("latin-1"))
+            return b"<" + b"".join(
+                codes.get(int.from_bytes(raw[at:at + 2], "big"), 0).to_bytes(2, "big")
+                for at in range(0, len(raw) - 1, 2)).hex().encode() + b">"
+        return match.group(0)
 
-        data = TEXT_STATE.sub(recode, data)
-    if isinstance(owner, pikepdf.Stream):
-        owner.write(data)
-    else:
-        owner.Contents = pdf.make_stream(data)
+    return TEXT_STATE.sub(recode, data)
 
 
 def _recode_parsed(owner: Any, fonts: dict[str, dict[int, int]]) -> bytes:
-    """`_recode_drawing` by pikepdf's parser: the drawing's new content."""
+    """`_recoded_drawing` by pikepdf's parser: the drawing's new content."""
     import pikepdf
 
     current: dict[int, int] | None = None

@@ -254,12 +254,12 @@ class PartCache:
         """Keep some data under `key`."""
         self._write(key, data, {})
 
-    def kept(self, key: str) -> bytes | None:
+    def kept(self, key: str, what: str = "kept picture") -> bytes | None:
         """What is kept under `key`, checked; None when nothing sound is."""
         try:
             found = self._read(key)
         except Damaged as exc:
-            self.discard(key, str(exc), "kept picture", "left out")
+            self.discard(key, str(exc), what, "left out")
             return None
         return None if found is None else found[1]
 

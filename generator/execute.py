@@ -14,7 +14,7 @@ from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from . import PROJECT_ROOT
-from .assemble import MM, FaceSource, join, unsound
+from .assemble import MM, FaceSource, Recodings, join, unsound
 from .cache import PartCache
 from .errors import Finding, RenderError
 from .faces import face_anchor
@@ -168,16 +168,20 @@ class Executor:
         ).encode(), str(document.duplex).encode()]
         key = part_key("\n".join(hashlib.sha256(piece).hexdigest() for piece in pieces))
 
+        kept = hashlib.sha256(f"recoded drawings of {document.file}".encode()).hexdigest()
+
         def joined() -> bytes:  # checked before it is kept, so a bad join is never taken again
+            recodings = Recodings(self.cache.kept(kept, "kept recoding") or b"")
             pdf = join(laid, shown, overlay, document.duplex,
-                       {face_key(path): path for path in self.fonts.files()})
+                       {face_key(path): path for path in self.fonts.files()}, recodings)
             problem = unsound(pdf)
             if problem:
                 raise RenderError(f"{document.file} was joined unsound ({problem}); a bug in pnp")
+            self.cache.keep(kept, recodings.packed())
             return pdf
 
         pdf = self.cache.joined(key, joined)
-        self.cache.used[document.file].append(key)
+        self.cache.used[document.file] += [key, kept]
         return pdf
 
     def _shown(self, document: Document, laid: list[LaidOut]) -> dict[str, FaceSource]:

@@ -9,9 +9,20 @@ from pathlib import Path
 
 import pypdfium2
 
-from generator import parts
-from generator.build import BuildOptions, BuildResult, build_game, validate_game
+from generator import assemble, parts
+from generator.build import (
+    BuildOptions,
+    BuildResult,
+    Executor,
+    Workers,
+    build_game,
+    check,
+    plan,
+    run,
+    validate_game,
+)
 from generator.cache import KEEP_BUILDS, PartCache, input_digest, parts_folder
+from generator.fonts import face_key
 from generator.manifest import is_fresh
 from generator.owned import MARK
 from generator.parts import LaidOut, stamp
@@ -181,11 +192,13 @@ def test_damaged_parts_and_outputs_are_made_again_never_copied(packs: Path, tmp_
     folder, kept = parts_folder(out, "mini"), _kept(out)
     faces = next(name for name, record in kept.items()
                  if any(anchor.startswith("face-") for anchor in record.get("anchors", [])))
-    joined = [name for name, record in kept.items() if "pages" not in record]
+    pdfs = {name for name in kept if (folder / f"{name}.pdf").read_bytes().startswith(b"%PDF")}
+    joined = [name for name, record in kept.items() if "pages" not in record and name in pdfs]
+    recodings = [name for name in kept if name not in pdfs]  # each output's recoded drawings
     sheets = [name for name, record in kept.items() if record.get("faces")]
     chapters = [name for name, record in kept.items() if "h3" in record.get("anchors", {})
                 or "h1" in record.get("anchors", {})]
-    assert len(joined) == 2 and len(sheets) >= 2 and len(chapters) >= 2
+    assert len(joined) == 2 and len(recodings) == 2 and len(sheets) >= 2 and len(chapters) >= 2
 
     pdf = folder / f"{faces}.pdf"
     pdf.write_bytes(pdf.read_bytes()[:len(pdf.read_bytes()) // 2])  # truncated
@@ -197,13 +210,18 @@ def test_damaged_parts_and_outputs_are_made_again_never_copied(packs: Path, tmp_
     _swap(folder / f"{sheets[0]}.pdf", folder / f"{sheets[1]}.pdf")  # PDFs swapped
     for suffix in (".pdf", ".json"):  # a whole part under another's name
         _swap(folder / f"{chapters[0]}{suffix}", folder / f"{chapters[1]}{suffix}")
+    for name in recodings:  # truncated: read again only for the output joined again, cards
+        data = (folder / f"{name}.pdf").read_bytes()
+        (folder / f"{name}.pdf").write_bytes(data[:len(data) // 2])
     said = build(out)
     assert f"mini: cache: part {faces[:8]}… was damaged (its PDF does not match its hash); " \
            "laid out again" in said
     assert f"mini: cache: joined output {cards[:8]}… was damaged (its PDF does not match its " \
            "hash); joined again" in said
     assert sum("its record is another part's" in line for line in said) == 2
-    assert len(said) == 6, said
+    assert sum(line.startswith("mini: cache: kept recoding ") and line.endswith(
+        "was damaged (its PDF does not match its hash); left out") for line in said) == 1
+    assert len(said) == 7, said
     assert _outputs(out) == cold
 
     (folder / f"{faces}.json").write_text("{not json", encoding="utf-8")
@@ -336,4 +354,35 @@ def test_a_part_s_key_changes_with_the_layout_code_and_not_with_the_cli(
     assert key() == before
     (package / "fonts.py").write_text((package / "fonts.py").read_text() + "\n# a note\n")
     assert key() != before
+
+
+def test_a_join_takes_the_drawings_an_earlier_join_of_the_file_recoded(
+        packs: Path, tmp_path: Path, monkeypatch) -> None:
+    """Joined again from the same parts with what the first join recoded, nothing is recoded
+    anew and the file is the same, byte for byte; with what is kept damaged, it is the same
+    too."""
+    checked = check("mini", packs)
+    with Workers() as workers:
+        executor = Executor(checked.game.root, checked.job.fonts, PartCache(tmp_path), workers)
+        planned = plan(checked, executor)
+        run(planned, executor, lambda message: None, "mini")
+    document = next(document for _, document in planned if document.file == "cards-a4.pdf")
+    laid = [executor.done[part.key] for part in document.parts]
+    shown = executor._shown(document, laid)
+    fonts = {face_key(path): path for path in checked.job.fonts.files()}
+    recoded: list[int] = []
+    drawing = assemble._recoded_drawing
+    monkeypatch.setattr(assemble, "_recoded_drawing",
+                        lambda *given: recoded.append(1) or drawing(*given))
+
+    def joined(kept: bytes) -> tuple[bytes, bytes, int]:
+        recoded.clear()
+        recodings = assemble.Recodings(kept)
+        pdf = assemble.join(laid, shown, None, document.duplex, fonts, recodings)
+        return pdf, recodings.packed(), len(recoded)
+
+    first, kept, count = joined(b"")
+    assert count > 0 and len(kept) > count * 36
+    assert joined(kept) == (first, kept, 0)
+    assert joined(kept[:len(kept) // 2])[0] == first  # a kept drawing cut short: made again
 
