@@ -61,7 +61,13 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
         kinds = [kind for kind in outputs.KINDS if not options.only or kind.name in options.only]
     made = [make(job) for make in kinds]
     findings = report.findings + [finding for kind in made for finding in kind.check()]
-    return Checked(job, made, sorted(set(findings)), report.unchecked)
+    return Checked(job, made, sorted(set(reported(game, findings))), report.unchecked)
+
+
+def reported(game: Game, findings: list[Finding]) -> list[Finding]:
+    """The findings, less the warnings game.yaml's `suppress` silences."""
+    silenced = set(game.spec.suppress)
+    return [f for f in findings if not (f.level == "warning" and f.code in silenced)]
 
 
 def sites(game: Game) -> dict[str, Site]:
@@ -202,7 +208,7 @@ def build_game(
                             keep_workers=workers is not None,
                             max_bytes=game.spec.limits.file_bytes)
         results = run(plan(checked, executor), executor, progress, name)
-    found = executor.findings(sites(game))
+    found = reported(game, executor.findings(sites(game)))
     if errors_only(found) or (options.strict and found):
         raise PackError(found if options.strict else errors_only(found))
     for finding in found:
@@ -256,7 +262,7 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
         executor.wait()
     for _, document in planned:
         executor.check_links(document)
-    found = executor.findings(sites(checked.game))
+    found = reported(checked.game, executor.findings(sites(checked.game)))
     if any(finding.code == "E080" for finding in checked.findings):
         found = [finding for finding in found if finding.code != "E081"]  # its backstop
     return Report(sorted(set(checked.findings + found)), unchecked)

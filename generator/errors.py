@@ -33,6 +33,8 @@ CODES: dict[str, Code] = {
     "E007": Code("error", "a `{placeholder}` names no rule, or adds something not a number"),
     "E010": Code("error", "the schema: a type, a required field, or an unknown key (the "
                  "accepted keys are listed)"),
+    "E011": Code("error", "game.yaml's `suppress` names a code pnp does not have, or an error "
+                 "(only warnings can be silenced)"),
     "E020": Code("error", "two decks have the same id"),
     "E021": Code("error", "a deck's size is not in print.yaml nor the pack's `sizes`"),
     "E022": Code("error", "a deck's or a back's template does not exist"),

@@ -223,6 +223,8 @@ class GameSpec(Strict):
                            "refused; game.yaml itself is read with the defaults")
     readability: Readability = Field(default_factory=Readability, description="the smallest "
                                      "text validate accepts (print.yaml's, unless given)")
+    suppress: list[str] = Field([], description="warning codes the pack does not want "
+                                "reported (`suppress: [W072]`); an error is never silenced")
 
 
 class Section(Strict):

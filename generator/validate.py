@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import TEMPLATES_DIR
-from .errors import Finding, PackError, display_path
+from .errors import CODES, Finding, PackError, display_path
 from .files import FileRefused, inside, pack_bytes, read_text
 from .fonts import FontRegistry
 from .geometry import Geometry
@@ -56,6 +56,7 @@ def validate(game: Game, geometry: Geometry, fonts: FontRegistry,
         _check_drafts(game),
         _check_faces(game, geometry, renderer),
         _check_printed_fields(game, renderer),
+        _check_suppress(game),
     )
     findings = sorted({finding for check in checks for finding in check})
     decks, unchecked = _layable(game, findings)
@@ -539,3 +540,17 @@ def _check_components(game: Game) -> Iterator[Finding]:
 def rulebook_texts(game: Game) -> Iterator[Text]:
     """The rulebook source, line by line, as the designer wrote it."""
     yield from _source_lines(game.root / game.spec.rulebook.file, game.root, game.spec.limits)
+
+
+def _check_suppress(game: Game) -> list[Finding]:
+    """Every code game.yaml's `suppress` names is a warning's."""
+    found = []
+    for index, code in enumerate(game.spec.suppress):
+        known = CODES.get(code)
+        if known is None or known.level != "warning":
+            why = "is no code pnp reports" if known is None else \
+                "is an error's: only warnings can be silenced"
+            found.append(Finding(_game_where(game), line_of(game.spec_data, ("suppress", index)),
+                                 f"suppress: '{code}' {why}", code="E011"))
+    return found
+

@@ -230,3 +230,28 @@ def test_the_generic_face_prints_each_declared_field_with_its_label(packs: Path,
     text = page_texts(tmp_path / "out" / "mini" / "cards-a4.pdf")[0]
     assert "火球术法术消耗3效果造成3点伤害" in text
     assert "治疗术法术消耗2" in text
+
+
+def test_a_pack_silences_the_warnings_it_names_and_never_an_error(packs: Path) -> None:
+    """`suppress: [W072, W001]` hides a layout warning and a data warning, and no other; an
+    error's code, or one pnp does not have, is an error at its line."""
+    pack = packs / "mini"
+    template = pack / "templates" / "cards" / "plain.html.j2"
+    template.parent.mkdir(parents=True)
+    template.write_text('<div class="face"><p>{{ card.name }}</p></div>\n', encoding="utf-8")
+    edit(pack / "game.yaml", "template: card", "template: plain")
+    edit(pack / "spells.yaml", "  cost: 2\n", "  cost: 2\n  draft: true\n")
+    codes = [finding.split(": ")[2] for finding in _found(packs)]
+    assert codes == ["W072", "W026", "W001"]
+    game = pack / "game.yaml"
+    lines = game.read_text(encoding="utf-8").count("\n")
+    with game.open("a", encoding="utf-8") as handle:
+        handle.write("suppress: [W072, W001]\n")
+    assert [finding.split(": ")[2] for finding in _found(packs)] == ["W026"]
+    edit(game, "suppress: [W072, W001]", "suppress:\n  - W072\n  - E040\n  - W999")
+    found = _found(packs)
+    assert [finding.split(": ")[2] for finding in found] == ["W026", "E011", "E011", "W001"]
+    assert found[1:3] == [
+        f"{game}:{lines + 3}: error: E011: suppress: 'E040' is an error's: only warnings can "
+        "be silenced",
+        f"{game}:{lines + 4}: error: E011: suppress: 'W999' is no code pnp reports"]
