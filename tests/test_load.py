@@ -78,7 +78,7 @@ def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
         f"{game}:5: error: E010: unknown field 'player' (accepted: backs, components, date, "
         "decks, dice, font_files, fonts, language, limits, palette, players, readability, "
         "rulebook, rules, "
-        "sizes, stylesheet, subtitle, tables, title, url, version, words)" + FATAL)
+        "sizes, stylesheet, subtitle, suppress, tables, title, url, version, words)" + FATAL)
 
 
 def test_count_reference_and_size_errors(packs: Path) -> None:
