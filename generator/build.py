@@ -16,13 +16,14 @@ from .errors import Finding, PackError, RenderError, display_path, errors_only
 from .execute import Assembled, Executor, Site
 from .fonts import load_fonts
 from .geometry import Box, load_geometry
-from .load import Game, line_of, load_game
+from .load import Game, load_game
 from .manifest import SETS, Output, Written, write_set
 from .outputs import Document, Job, OutputKind
 from .owned import check_root
 from .render import Renderer
 from .validate import validate
 from .workers import Workers
+from .yamlfile import line_of
 
 Progress = Callable[[str], None]
 

@@ -20,12 +20,11 @@ from .errors import Finding, RenderError
 from .faces import face_anchor
 from .files import FileRefused, read_text
 from .fonts import FontRegistry, face_key
+from .geometry import MIN_DPI
 from .outputs import Document
 from .parts import Found, LaidOut, Part, part_key
 from .schema import DEFAULT_LIMITS
 from .workers import Workers
-
-MIN_DPI = 300  # raster images print at least this sharp
 
 
 @dataclass(frozen=True)

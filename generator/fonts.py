@@ -139,7 +139,7 @@ class FontRegistry:
     def for_game(self, game: Game) -> FontRegistry:
         """The registry with the pack's own font files (game.yaml `font_files`) added; a file
         that cannot be used is left out, and said in `findings` at its line."""
-        from .load import line_of
+        from .yamlfile import line_of
 
         where = display_path(game.root / "game.yaml")
         faces: list[FontFace] = []

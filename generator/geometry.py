@@ -10,6 +10,8 @@ import yaml
 
 from . import TEMPLATES_DIR
 
+MIN_DPI = 300  # raster images print at least this sharp
+
 
 @dataclass(frozen=True)
 class Box:

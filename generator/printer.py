@@ -49,7 +49,7 @@ def load_printer(path: Path, name: str) -> Printer:
     """The settings kept for printer `name` in a printers.yaml, read as a pack's files are (a
     regular file within MAX_BYTES, YAML within the default limits): it may come with a
     stranger's folder."""
-    from .load import LineDict, parse_yaml
+    from .yamlfile import LineDict, parse_yaml
 
     shown = path.name
     try:

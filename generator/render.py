@@ -19,10 +19,11 @@ from .files import FileRefused, pack_text
 from .fonts import FontRegistry
 from .geometry import Geometry
 from .language import pack_words
-from .load import Deck, Game, line_of
+from .load import Deck, Game
 from .parts import CSS_SOURCE
 from .schema import CardBase, Limits
 from .typeset import keep_together
+from .yamlfile import line_of
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import NoneType, UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 from xml.parsers import expat
 
 import yaml
@@ -30,9 +30,12 @@ from pydantic import BaseModel
 
 from .errors import CellRef, Finding, PackError, PnpError, display_path
 from .files import FileRefused, decode, inside, read_bytes
-from .load import Game, LineDict, LineList, Naming, parse_yaml, read_yaml
 from .rules import PLACEHOLDER, plain
 from .schema import CardBase, DeckSpec, Limits, card_model
+from .yamlfile import LineDict, LineList, Naming, parse_yaml, read_yaml
+
+if TYPE_CHECKING:
+    from .load import Game
 
 SUFFIXES = (".csv", ".xlsx")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an encrypted workbook, or an old .xls

@@ -15,10 +15,11 @@ from .files import FileRefused, inside, pack_bytes, read_text
 from .fonts import FontRegistry
 from .geometry import Geometry
 from .images import image_problem
-from .load import Deck, Game, Text, line_of
+from .load import Deck, Game, Text
 from .render import Renderer, template_exists, template_problem
 from .rules import RuleError, lookup, match_rules, strings
 from .schema import Limits
+from .yamlfile import line_of
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
 # Errors that stop a face from being laid out: of a card (at its entry), of a deck (at its

@@ -22,14 +22,14 @@ import yaml
 from .. import TEMPLATES_DIR
 from ..cache import PartCache
 from ..errors import Finding, display_path
-from ..execute import MIN_DPI
 from ..files import file_part
-from ..geometry import Box
-from ..load import Deck, line_of
+from ..geometry import MIN_DPI, Box
+from ..load import Deck
 from ..parts import LaidOut, Part, code_digest
 from ..preflight import Inspection, missing_bleed
 from ..raster import Inside, draw, encode, inspect
 from ..render import Face
+from ..yamlfile import line_of
 from .base import Document, ExportKind, ExportSettings, File, Job, Side
 
 MM_PER_INCH = 25.4

@@ -6,9 +6,10 @@ from __future__ import annotations
 from ..assemble import LONG_EDGE, SHORT_EDGE
 from ..errors import Finding, display_path
 from ..impose import Duplex, Item, Piece, Sheet, marks_svg, overview, overview_scale, pack, tile
-from ..load import Deck, line_of
+from ..load import Deck
 from ..parts import Part
 from ..render import Face
+from ..yamlfile import line_of
 from .base import Document, File, OutputKind
 
 

@@ -1,0 +1,72 @@
+"""The package's modules import one another without a cycle, read from their code: every
+`from .x import …` counts, at the top of a module or inside a function, but those made for
+type checking alone, which never run."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from pathlib import Path
+
+from generator import PACKAGE_DIR
+
+
+def _name(path: Path) -> str:
+    """A module's dotted name inside the package ('' for the package itself)."""
+    parts = path.relative_to(PACKAGE_DIR).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _run_imports(tree: ast.AST) -> list[ast.ImportFrom]:
+    """Every relative import of a module but those under `if TYPE_CHECKING:`."""
+    found, pending = [], [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            pending += node.orelse
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level:
+            found.append(node)
+        pending += ast.iter_child_nodes(node)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    """Each module of the package, and the modules of the package it imports."""
+    modules = {_name(path): path for path in PACKAGE_DIR.rglob("*.py")
+               if "__pycache__" not in path.parts}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        package = [part for part in package if part]
+        imported = set()
+        for node in _run_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            base = package[:len(package) - (node.level - 1)]
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:  # `from . import x` names a module or a name in one
+                inner = f"{target}.{alias.name}".lstrip(".")
+                imported.add(inner if inner in modules else target)
+        graph[name] = {module for module in imported if module in modules} - {name, ""}
+    return graph
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = _graph()
+    assert len(graph) > 40 and sum(map(len, graph.values())) > 100  # the code was read
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        raise AssertionError(f"modules import one another in a circle: {exc.args[1]}") from None
+
+
+def test_a_cycle_is_found() -> None:
+    """The check sees a cycle made of a top-level import and one inside a function."""
+    graph = _graph()
+    assert "load" in graph["spreadsheet"] or "spreadsheet" in graph["load"]
+    both = {**graph, "spreadsheet": graph["spreadsheet"] | {"load"},
+            "load": graph["load"] | {"spreadsheet"}}
+    try:
+        graphlib.TopologicalSorter(both).prepare()
+    except graphlib.CycleError:
+        return
+    raise AssertionError("a cycle went unseen")
