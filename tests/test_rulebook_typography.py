@@ -217,13 +217,16 @@ def test_gallery_decks_flow_on_and_no_back_sits_alone(book: Book, request) -> No
     pages = [page for page in book.pages if page.number >= book.gallery]
     assert pages
     assert any(sum(depth == 1 for _, _, depth in page.headings) >= 2 for page in pages)
+    backs = 0  # the backs found, so that a caption no page shows is not passed unseen
     for deck, cards in decks:
-        caption = flat(f"{deck} · {back}")
-        holding = [page for page in pages if caption in flat(
-            "".join(line.text for row in page.rows for line in row))]
-        for page in holding:
+        # the separator's glyph may be the bullet's too, and read back as "•": any character
+        caption = re.compile(re.escape(flat(deck)) + "." + re.escape(flat(back)))
+        for page in pages:
             text = flat("".join(line.text for row in page.rows for line in row))
-            assert any(card in text.replace(caption, "") for card in cards), (page.number, deck)
+            if caption.search(text):
+                backs += 1
+                assert any(card in caption.sub("", text) for card in cards), (page.number, deck)
+    assert backs > 0
 
 
 def test_a_booklet_ends_on_a_back_cover_without_folio(packs: Path, tmp_path: Path) -> None:
