@@ -40,6 +40,7 @@ import pickle
 import re
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,7 +62,7 @@ from generator import CARDS_DIR, DEFAULT_GAME, PROJECT_ROOT
 from generator.build import check
 from generator.errors import CODES, Finding, PackError
 
-from .conftest import GAMES, copy_real_pack
+from .conftest import FIXTURES, GAMES, copy_real_pack
 
 pytestmark = pytest.mark.fuzz
 
@@ -90,10 +91,15 @@ def fuzz_settings(quick: int, share: float = 1.0) -> settings:
 # --- what the packs hold --------------------------------------------------------------------
 
 
+SMALL = "mini"  # the tiny test pack, which the command line is fuzzed on
+
+
 @cache
 def originals(pack: str) -> dict[str, bytes]:
-    """Every YAML file of a real pack (game.yaml, the rules, the decks) by name, as committed."""
-    return {p.name: p.read_bytes() for p in sorted((CARDS_DIR / pack).glob("*.yaml"))}
+    """Every YAML file of a real pack, or of the tiny test pack (game.yaml, the rules, the
+    decks) by name, as committed."""
+    folder = FIXTURES / pack if pack == SMALL else CARDS_DIR / pack
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.yaml"))}
 
 
 @cache
@@ -737,6 +743,7 @@ def cards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fuzz")
     for pack in PACKS:
         copy_real_pack(root, pack)
+    shutil.copytree(FIXTURES / SMALL, root / "cards" / SMALL)
     for pack in PACKS:
         validate_in_process(pack, root / "cards")
     return root / "cards"
@@ -794,14 +801,14 @@ def test_a_huge_or_endless_file_is_not_read_whole(cards: Path, how: str) -> None
 
 
 def _edits(*edits: tuple[str, str, bytes]) -> Case:
-    """The default pack with each (file, old, new) edit made, for the command line's fixed
+    """The tiny pack with each (file, old, new) edit made, for the command line's fixed
     examples."""
     files: dict[str, bytes] = {}
     for file, old, new in edits:
-        data = files.get(file, originals(DEFAULT_GAME)[file])
+        data = files.get(file, originals(SMALL)[file])
         assert old.encode() in data, old
         files[file] = data.replace(old.encode(), new, 1)
-    return Case(DEFAULT_GAME, tuple(files.items()),
+    return Case(SMALL, tuple(files.items()),
                 tuple(f"{file}: {old!r} -> {_short(new)}" for file, old, new in edits))
 
 
@@ -845,15 +852,15 @@ def cli_problems(cards: Path, out: Path, case: Case) -> list[str]:
 
 
 @fuzz_settings(quick=1, share=0.01)
-@given(case=st.one_of(text_case(st.just(DEFAULT_GAME)), structure_case(st.just(DEFAULT_GAME))))
+@given(case=st.one_of(text_case(st.just(SMALL)), structure_case(st.just(SMALL))))
 @example(case=_edits(("game.yaml", "title:", b"deep: " + _nest("list", 5000).encode()
                       + b"\ntitle:")))
-@example(case=_edits(("rules.yaml", "\n", b"\nhuge: " + b"9" * 5000 + b"\n")))
-@example(case=_edits(("beings.yaml", "- id:", b"- [a, b]: 1\n  id:"),
-                     ("vows.yaml", "name:", b'name: "\\ud800 {nope.nope}"\n  nam:'),
-                     ("markers.yaml", "name:", b"name: \xff\xfe"),
-                     ("achievements.yaml", "name:", b"qty: 1000000000000\n  name:")))
-@pytest.mark.slow  # it lays out a real game, as a build does
+@example(case=_edits(("game.yaml", "\n", b"\nhuge: " + b"9" * 5000 + b"\n")))
+@example(case=_edits(("spells.yaml", "- id: S1", b"- [a, b]: 1\n  id: S1"),
+                     ("spells.yaml", "name: 治疗术", b'name: "\\ud800 {nope.nope}"\n  nam: x'),
+                     ("spells.yaml", "qty: 2", b"qty: 1000000000000")))
+@example(case=_edits(("spells.yaml", "name: 冰冻术", b"name: \xff\xfe")))
+@pytest.mark.slow  # a process of its own for each example, WeasyPrint imported in each
 def test_pnp_validate_on_fuzzed_packs(cards: Path, tmp_path_factory: pytest.TempPathFactory,
                                       case: Case) -> None:
     out = tmp_path_factory.getbasetemp() / "fuzz-cli-out"  # shared: parts laid out once
