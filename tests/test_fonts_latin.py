@@ -13,8 +13,8 @@ import pytest
 from fontTools.ttLib import TTFont
 
 from generator import FONTS_DIR
-from generator.build import BuildOptions, build_game, check, validate_game
-from generator.workers import Workers
+from generator.layout.workers import Workers
+from generator.pipeline.build import BuildOptions, build_game, check, validate_game
 
 from .conftest import edit, flat, page_texts
 from .test_fonts import _fonts
@@ -67,6 +67,7 @@ def _english(cards: Path) -> Path:
     """Make the tiny pack English, its first card “Keeper’s Lantern” with a quote, its rulebook
     with italic; return the pack."""
     pack = cards / "mini"
+    edit(pack / "game.yaml", "language: zh-CN  #", "#")
     edit(pack / "game.yaml", "title: 测试小包\n", "title: Lantern Test\nlanguage: en\n")
     edit(pack / "spells.yaml", "name: 火球术",
          "name: Keeper’s Lantern\n  quote: Light the “lamp” first.")
@@ -219,10 +220,11 @@ def test_text_in_a_family_no_font_face_declares_stops_the_build(
     """A stylesheet asking for a generic family takes whatever the machine has (DejaVu Sans
     here, nothing on a machine with no fonts), and one naming a machine font through
     `local()` is refused by the fetcher: an error, never a PDF that differs elsewhere."""
-    from generator.errors import PackError
+    from generator.check.findings import PackError
 
     pack = packs / "mini"
     (pack / "style.css").write_text(css + "\n", encoding="utf-8")
+    edit(pack / "game.yaml", "language: zh-CN  #", "#")
     edit(pack / "game.yaml", "players: 1-2人\n",
          "players: 1-2人\nstylesheet: style.css\nlanguage: en\n")
     edit(pack / "spells.yaml", "name: 火球术", "name: Fireball")

@@ -10,8 +10,8 @@ import pytest
 import yaml
 from pypdf import PdfReader
 
-from generator.build import BuildOptions, build_game, validate_game
-from generator.language import FALLBACK, LANG_DIR, languages, table, table_name
+from generator.pipeline.build import BuildOptions, build_game, validate_game
+from generator.text.language import FALLBACK, LANG_DIR, languages, table, table_name
 
 from .conftest import edit, page_texts
 
@@ -144,9 +144,9 @@ def test_an_english_pack_prints_no_chinese_at_all(packs: Path, tmp_path: Path) -
     assert "Tracks" in gallery and "Fireball" in gallery
 
 
-def test_the_zh_cn_table_is_the_default(packs: Path, tmp_path: Path) -> None:
+def test_the_zh_cn_table_prints_chinese_words(packs: Path, tmp_path: Path) -> None:
     game = packs / "mini" / "game.yaml"
-    assert "language" not in yaml.safe_load(game.read_text(encoding="utf-8"))
+    assert yaml.safe_load(game.read_text(encoding="utf-8"))["language"] == "zh-CN"
     edit(packs / "mini" / "spells.yaml", "  cost: 2\n", "  cost: 2\n  draft: true\n"
          "  quote: 回春\n")
     build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
@@ -188,6 +188,7 @@ def test_an_unknown_word_is_an_error_at_its_line(packs: Path) -> None:
 def test_a_language_without_a_table_prints_english_and_says_so(packs: Path,
                                                                tmp_path: Path) -> None:
     game = packs / "mini" / "game.yaml"
+    edit(game, "language: zh-CN  #", "#")  # its line taken by a comment: the lines stay
     edit(game, "players: 1-2人\n", "players: 1-2人\nlanguage: fr\n")
     found = [str(f) for f in validate_game("mini", packs, out_root=tmp_path / "v").findings]
     words = ", ".join(sorted(table(FALLBACK)))
