@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 GAME ?= gongde-lunhui
 PAPER ?= a4
 
-.PHONY: all setup system build test test-fast fuzz lint bench clean
+.PHONY: all setup system build test test-fast fuzz lint bench docs clean
 
 all: build
 
@@ -50,10 +50,14 @@ fuzz: setup
 	PNP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz.py
 
 bench: setup
-	$(BIN)/python -m generator.bench
+	$(BIN)/python benchmarks/bench.py
+
+# The pages written from the code: the command-line reference (a test fails when it drifts).
+docs: setup
+	$(BIN)/python -m generator.cli.reference docs/reference/cli.md
 
 lint: setup
-	$(BIN)/ruff check generator tests
+	$(BIN)/ruff check generator tests benchmarks
 	$(BIN)/mypy
 
 clean:

@@ -18,8 +18,8 @@ import pytest
 from PIL import Image
 
 from generator import CARDS_DIR, DEFAULT_GAME
-from generator.build import BuildOptions, BuildResult, build_game
-from generator.workers import Workers
+from generator.layout.workers import Workers
+from generator.pipeline.build import BuildOptions, BuildResult, build_game
 
 FIXTURES = Path(__file__).parent / "fixtures" / "packs"
 MM = 72 / 25.4  # PDF points per millimetre

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from generator import BUILD_DIR, CARDS_DIR, PROJECT_ROOT, cli
-from generator.load import PackPlace, locate_pack
+from generator.pack.place import PackPlace, locate_pack
 
 from .conftest import page_texts
 
@@ -92,8 +92,10 @@ def test_the_wheel_carries_the_templates_and_fonts_and_runs_from_anywhere(
     names = set(zipfile.ZipFile(wheel).namelist())
     shared = {path.relative_to(PROJECT_ROOT) for folder in ("templates", "fonts")
               for path in (PROJECT_ROOT / folder).rglob("*") if path.is_file()}
-    assert {f"generator/{path}" for path in shared} <= names
-    assert "generator/outputs/sheets.py" in names
+    assert {f"generator/data/{path}" for path in shared} <= names
+    code = {str(path.relative_to(PROJECT_ROOT)) for path in (PROJECT_ROOT / "generator").rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts}
+    assert "generator/outputs/sheets.py" in code and code <= names  # every package is listed
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site)
@@ -104,5 +106,5 @@ def test_the_wheel_carries_the_templates_and_fonts_and_runs_from_anywhere(
                           "sys.exit(cli.main(['validate']))"],
                          cwd=pack, env=environment, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines() == [f"True {site / 'generator' / 'templates'}",
+    assert run.stdout.splitlines() == [f"True {site / 'generator' / 'data' / 'templates'}",
                                        "my game: 0 errors, 0 warnings"]

@@ -10,8 +10,8 @@ import yaml
 from pypdf import PdfReader
 
 from generator import CARDS_DIR, DEFAULT_GAME
-from generator.build import BuildOptions, build_game
-from generator.geometry import load_geometry
+from generator.pipeline.build import BuildOptions, build_game
+from generator.plan.geometry import load_geometry
 
 from .conftest import MM, flat, page_texts, pixel_mm, render_page
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pypdfium2
 
-from generator import assemble, parts
-from generator.build import (
+from generator.pdf import assemble
+from generator.pipeline.build import (
     BuildOptions,
     BuildResult,
     Executor,
@@ -21,11 +21,12 @@ from generator.build import (
     run,
     validate_game,
 )
-from generator.cache import KEEP_BUILDS, PartCache, input_digest, parts_folder
-from generator.fonts import face_key
-from generator.manifest import is_fresh
-from generator.owned import MARK
-from generator.parts import LaidOut, stamp
+from generator.pipeline.cache import KEEP_BUILDS, PartCache, input_digest, parts_folder
+from generator.pipeline.manifest import is_fresh
+from generator.pipeline.owned import MARK
+from generator.plan import parts
+from generator.plan.parts import LaidOut, stamp
+from generator.text.fonts import face_key
 
 from .conftest import MM, edit, give_template, page_texts, render_page
 
@@ -137,8 +138,8 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
 def test_a_stylesheet_parsed_once_draws_the_same_pdf(packs: Path, monkeypatch) -> None:
     """Each part's stylesheet is parsed once per process and given apart from its document:
     the card sheet and a rulebook chapter come out byte for byte as laid out whole."""
-    from generator import layout
-    from generator.build import check
+    from generator.layout import engine as layout
+    from generator.pipeline.build import check
 
     checked = check("mini", packs)
     sheets, rulebook = (kind.plan()[0] for kind in checked.kinds if kind.name != "dice")
@@ -340,19 +341,22 @@ def test_a_part_s_key_changes_with_the_layout_code_and_not_with_the_cli(
     package = tmp_path / "generator"
     shutil.copytree(parts.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(parts, "PACKAGE_DIR", package)
-    names = {path.name for path in parts.layout_modules()}
-    assert {"layout.py", "fonts.py", "assemble.py", "parts.py", "__init__.py"} <= names
-    assert not names & {"cli.py", "bench.py", "build.py", "execute.py", "render.py"}
+    names = {str(path.relative_to(package)) for path in parts.layout_modules()}
+    assert {"layout/engine.py", "text/fonts.py", "pdf/assemble.py", "plan/parts.py",
+            "__init__.py", "layout/__init__.py"} <= names
+    assert not {name for name in names if name.startswith(("cli/", "pipeline/", "outputs/"))}
+    assert not names & {"plan/render.py", "plan/faces.py"}
 
     def key() -> str:
         parts.layout_digest.cache_clear()
         return parts.part_key("<p>a card</p>")
 
     before = key()
-    for name in ("cli.py", "bench.py", "build.py"):
+    for name in ("cli/main.py", "pipeline/build.py", "plan/render.py"):
         (package / name).write_text((package / name).read_text() + "\n# a note\n")
     assert key() == before
-    (package / "fonts.py").write_text((package / "fonts.py").read_text() + "\n# a note\n")
+    fonts = package / "text" / "fonts.py"
+    fonts.write_text(fonts.read_text() + "\n# a note\n")
     assert key() != before
 
 
@@ -386,3 +390,13 @@ def test_a_join_takes_the_drawings_an_earlier_join_of_the_file_recoded(
     assert joined(kept) == (first, kept, 0)
     assert joined(kept[:len(kept) // 2])[0] == first  # a kept drawing cut short: made again
 
+
+
+def test_the_library_versions_read_off_the_path_are_the_installed_ones() -> None:
+    """A build with nothing to do reads the versions of the libraries that draw pages off the
+    metadata folders' names, without importing importlib.metadata: the same versions."""
+    from importlib import metadata
+
+    versions = parts.library_versions()
+    assert list(versions) == list(parts.LIBRARIES)
+    assert versions == {name: metadata.version(name) for name in parts.LIBRARIES}

@@ -15,13 +15,14 @@ from pathlib import Path
 import pikepdf
 import pytest
 
-from generator import PROJECT_ROOT, layout
-from generator.export import export
-from generator.fonts import load_fonts
-from generator.outputs.base import ExportSettings
-from generator.outputs.printshop import PAGES_PER_PART
-from generator.parts import Found
-from generator.workers import SCRATCH, Workers, sweep_scratch
+from generator import PROJECT_ROOT
+from generator.exports.base import ExportSettings
+from generator.exports.printshop import PAGES_PER_PART
+from generator.exports.run import export
+from generator.layout import engine as layout
+from generator.layout.workers import SCRATCH, Workers, sweep_scratch
+from generator.plan.parts import Found
+from generator.text.fonts import load_fonts
 
 HARFBUZZ_MISSING = layout.MACHINE_NOTICES[0]
 
@@ -49,9 +50,10 @@ def test_a_build_leaves_no_font_folder_behind(packs: Path, tmp_path: Path) -> No
 KILLED = """
 import os, re, signal, tempfile, time
 from pathlib import Path
-from generator import PROJECT_ROOT, layout
-from generator.fonts import load_fonts
-from generator.workers import Workers
+from generator import PROJECT_ROOT
+from generator.layout import engine as layout
+from generator.text.fonts import load_fonts
+from generator.layout.workers import Workers
 
 def listed():
     return sorted({re.sub(r"(pnp-\\w+|weasyprint)-[\\w-]{8,}", r"\\1-*",

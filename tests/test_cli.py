@@ -133,7 +133,7 @@ def test_a_bug_or_a_full_disk_is_one_line(packs: Path, tmp_path: Path, capsys,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import errno
 
-    from generator import build
+    from generator.pipeline import build
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
@@ -184,3 +184,33 @@ def test_list_reads_game_yaml_alone(packs: Path, capsys) -> None:
     os.mkfifo(spells)  # reading it would wait for ever
     assert cli.main(["--cards", str(packs), "list"]) == 0
     assert capsys.readouterr().out == "mini\t测试小包\tt1\t4 cards\n"
+
+
+def test_the_cli_reference_page_is_the_parsers() -> None:
+    """docs/reference/cli.md is what `make docs` writes from the parser: every command, its
+    usage and options; a command or option added without `make docs` fails here."""
+    from generator import PROJECT_ROOT
+    from generator.cli import parser
+    from generator.cli.reference import _commands, cli_reference
+
+    page = (PROJECT_ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
+    written = cli_reference()
+    assert written.count("\n## pnp ") == len(_commands(parser())) >= 14
+    assert "usage: pnp export [-h]" in written
+    assert page == written, "docs/reference/cli.md is stale: run `make docs`"
+
+
+def test_an_error_outside_the_pack_is_a_finding_with_a_code_in_json(
+        packs: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    """A printers.yaml mistake is an error with a code at its file and line: told as one line,
+    and with --json as JSON on standard output."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "printers.yaml").write_text("home:\n  duplex: sideways\n", encoding="utf-8")
+    command = ["--cards", str(packs), "validate", "mini", "--printer", "home"]
+    assert cli.main(command) == 1
+    assert capsys.readouterr().err == ("pnp: error: printers.yaml:1: printer 'home': duplex is "
+                                       "long or short, not 'sideways'; nothing was written\n")
+    assert cli.main([*command, "--json"]) == 1
+    assert json.loads(capsys.readouterr().out) == {"errors": [{
+        "path": "printers.yaml", "line": 1, "code": "E101", "level": "error",
+        "message": "printer 'home': duplex is long or short, not 'sideways'"}]}

@@ -11,10 +11,10 @@ import yaml
 from pypdf import PdfReader
 
 from generator import CARDS_DIR, DEFAULT_GAME
-from generator.build import BuildOptions, build_game
-from generator.geometry import Box, load_geometry
-from generator.impose import TICK, tile
-from generator.render import Face
+from generator.pipeline.build import BuildOptions, build_game
+from generator.plan.geometry import Box, load_geometry
+from generator.plan.impose import TICK, tile
+from generator.plan.render import Face
 
 from .conftest import copy_real_pack, edit, flat, page_texts
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pikepdf
 
-from generator.build import BuildOptions, build_game
+from generator.pipeline.build import BuildOptions, build_game
 
 from .conftest import edit, page_texts, render_page
 

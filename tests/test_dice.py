@@ -11,9 +11,9 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from generator.geometry import Box
 from generator.outputs.dice import NET_CELLS, NET_TABS, dice_pdf, net_faces, net_size
-from generator.schema import DieSpec
+from generator.pack.schema import DieSpec
+from generator.plan.geometry import Box
 
 A4 = Box(210, 297)
 LETTER = Box(215.9, 279.4)

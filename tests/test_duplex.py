@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from generator.build import check
-from generator.load import list_games
 from generator.outputs.sheets import SheetsOutput
+from generator.pack.place import list_games
+from generator.pipeline.build import check
 
 
 @pytest.mark.parametrize("game", list_games())

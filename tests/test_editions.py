@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from generator import cli
-from generator.errors import PnpError
-from generator.outputs.proof import changed_boxes
-from generator.owned import MARK
-from generator.reprint import changes, release, reprint
-from generator.workers import Workers
+from generator.check.findings import PnpError
+from generator.editions.proof import changed_boxes
+from generator.editions.reprint import changes, release, reprint
+from generator.layout.workers import Workers
+from generator.pipeline.owned import MARK
 
 from .conftest import edit, give_rules, give_template, page_texts, render_page
 
@@ -84,8 +84,8 @@ def test_the_revision_tag_changes_only_with_the_face(packs: Path) -> None:
     assert [key for key in before if before[key]["tag"] != after[key]["tag"]] == ["spells/S1"]
     assert all(len(face["tag"]) == 4 for face in after.values())
     with pytest.raises(PnpError, match="edition 'e1' exists already"):
-        from generator.editions import save
-        from generator.load import load_game
+        from generator.editions.record import save
+        from generator.pack.load import load_game
 
         save(load_game("mini", packs), {"edition": "e1"})
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from generator import PROJECT_ROOT
-from generator.errors import CODES, Finding
+from generator.check.findings import CODES, Finding
 
 ROW = re.compile(r"^\| `([EW]\d{3})` \| (error|warning) \| (.+) \|$")
 USED = re.compile(r"""["']([EW]\d{3})["']""")

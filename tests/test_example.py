@@ -12,9 +12,9 @@ import pikepdf
 import pytest
 from fontTools.ttLib import TTFont
 
-from generator.build import BuildOptions, build_game, validate_game
-from generator.load import load_game
-from generator.workers import Workers
+from generator.layout.workers import Workers
+from generator.pack.load import load_game
+from generator.pipeline.build import BuildOptions, build_game, validate_game
 
 from .conftest import flat, page_texts
 

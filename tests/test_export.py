@@ -15,13 +15,13 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from generator import cli
-from generator.build import build_game
-from generator.cache import BuildOptions
-from generator.errors import PackError
-from generator.export import export
-from generator.outputs.base import ExportSettings
-from generator.owned import MARK
-from generator.workers import Workers
+from generator.check.findings import PackError
+from generator.exports.base import ExportSettings
+from generator.exports.run import export
+from generator.layout.workers import Workers
+from generator.pipeline.build import build_game
+from generator.pipeline.cache import BuildOptions
+from generator.pipeline.owned import MARK
 
 from .conftest import edit, give_template, page_texts
 
@@ -275,7 +275,7 @@ def test_preflight_names_the_card_whose_bleed_is_white_and_strict_stops(
 
 def test_a_deck_past_one_sheet_spans_several_custom_decks(packs: Path, tmp_path: Path,
                                                           pool: Workers, monkeypatch) -> None:
-    import generator.outputs.tts as tts
+    import generator.exports.tts as tts
 
     monkeypatch.setattr(tts, "SLOTS", 2)  # as if a sheet held two cards, not 69
     folder = _export(packs, tmp_path / "out", "tts", pool=pool)

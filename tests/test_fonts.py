@@ -12,9 +12,9 @@ import pytest
 from fontTools.ttLib import TTFont
 
 from generator import FONTS_DIR
-from generator.build import build_game, validate_game
-from generator.fonts import face_name, list_markers, load_fonts, subset_font, unicode_ranges
-from generator.workers import Workers
+from generator.layout.workers import Workers
+from generator.pipeline.build import build_game, validate_game
+from generator.text.fonts import face_name, list_markers, load_fonts, subset_font, unicode_ranges
 
 from .conftest import GAMES, Built, edit, page_texts
 

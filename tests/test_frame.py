@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from generator.export import export
-from generator.outputs.base import ExportSettings
-from generator.preflight import Inspection, _apart, findings, missing_bleed
-from generator.scaffold import new_pack
-from generator.workers import Workers
+from generator.exports.base import ExportSettings
+from generator.exports.preflight import Inspection, _apart, findings, missing_bleed
+from generator.exports.run import export
+from generator.layout.workers import Workers
+from generator.pack.scaffold import new_pack
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 DPI = 100

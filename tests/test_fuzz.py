@@ -59,8 +59,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from generator import CARDS_DIR, DEFAULT_GAME, PROJECT_ROOT
-from generator.build import check
-from generator.errors import CODES, Finding, PackError
+from generator.check.findings import CODES, Finding, PackError
+from generator.pipeline.build import check
 
 from .conftest import FIXTURES, GAMES, copy_real_pack
 

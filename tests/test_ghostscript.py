@@ -13,8 +13,9 @@ import pikepdf
 import pytest
 import weasyprint
 
-from generator import FONTS_DIR, ghostscript
-from generator.errors import PnpError
+from generator import FONTS_DIR
+from generator.check.findings import PnpError
+from generator.pdf import ghostscript
 
 needs_gs = pytest.mark.skipif(shutil.which("gs") is None, reason="Ghostscript is not installed")
 

@@ -14,13 +14,13 @@ import pytest
 from PIL import Image
 
 from generator import cli
-from generator.build import build_game
-from generator.export import export
-from generator.outputs import proof
-from generator.outputs.base import ExportSettings
-from generator.owned import MARK, Refused, folder_at
-from generator.reprint import release
-from generator.workers import Workers
+from generator.editions import proof
+from generator.editions.reprint import release
+from generator.exports.base import ExportSettings
+from generator.exports.run import export
+from generator.layout.workers import Workers
+from generator.pipeline.build import build_game
+from generator.pipeline.owned import MARK, Refused, folder_at
 
 from .conftest import edit
 
@@ -140,12 +140,12 @@ def test_a_killed_export_leaves_the_old_folder_whole_and_is_swept(
     with folder_at(pack / "build", "mini-export") as parent:
         parent.sub(".images.99999999.abcd.tmp").close()  # as a killed run leaves it
     os.mkdir(pack / "build" / "mini-export" / ".notmine.99999999.abcd.tmp")
-    import generator.export
+    import generator.exports.run
 
     def stopped(*args: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(generator.export, "write_tree", stopped)
+    monkeypatch.setattr(generator.exports.run, "write_tree", stopped)
     edit(pack / "spells.yaml", "火球术", "炎爆术")
     with pytest.raises(KeyboardInterrupt):
         _export(pack, [], pool)

@@ -11,7 +11,7 @@ from pathlib import Path
 from PIL import Image
 
 from generator import PROJECT_ROOT
-from generator.build import check
+from generator.pipeline.build import check
 
 from .conftest import edit
 
@@ -97,7 +97,7 @@ def test_a_symlinked_rulebook_pointing_out_is_refused(packs: Path, tmp_path: Pat
 
 def test_markdown_images_refused_are_each_told_at_their_line(packs: Path,
                                                               tmp_path: Path) -> None:
-    from generator.build import validate_game
+    from generator.pipeline.build import validate_game
 
     rulebook = packs / "mini" / "rulebook.md"
     lines = len(rulebook.read_text(encoding="utf-8").splitlines())
@@ -117,7 +117,7 @@ def test_markdown_images_refused_are_each_told_at_their_line(packs: Path,
 
 def test_an_svg_image_a_template_draws_is_checked_by_validate_too(packs: Path,
                                                                   tmp_path: Path) -> None:
-    from generator.build import validate_game
+    from generator.pipeline.build import validate_game
 
     from .conftest import give_template
 
@@ -131,7 +131,7 @@ def test_an_svg_image_a_template_draws_is_checked_by_validate_too(packs: Path,
 
 def test_a_pack_file_a_page_asks_for_keeps_to_the_size_limit(packs: Path,
                                                               tmp_path: Path) -> None:
-    from generator.build import validate_game
+    from generator.pipeline.build import validate_game
 
     pack = packs / "mini"
     Image.effect_noise((64, 64), 64).save(pack / "big.png")  # noise: about 4 kB

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from generator import cli
-from generator.errors import PnpError
-from generator.reprint import changes, release
+from generator.check.findings import PnpError
+from generator.editions.reprint import changes, release
 
 from .conftest import edit
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from generator import cli
-from generator.build import check
-from generator.errors import PackError
-from generator.files import FileRefused, inside, read_bytes, read_text
+from generator.check.findings import PackError
+from generator.pack.files import FileRefused, inside, read_bytes, read_text
+from generator.pipeline.build import check
 
 from .conftest import edit, give_rules
 
@@ -426,7 +426,7 @@ def test_a_control_character_in_a_message_is_shown_escaped(packs: Path) -> None:
 ])
 def test_a_game_yaml_that_is_empty_or_not_a_mapping_is_one_error(
         packs: Path, text: str, found: str) -> None:
-    from generator.load import FATAL
+    from generator.pack.load import FATAL
 
     game = packs / "mini" / "game.yaml"
     game.write_text(text, encoding="utf-8")

@@ -18,10 +18,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from generator import cli
-from generator.load import load_game
-from generator.outputs.images import _csv
-from generator.schema import DEFAULT_LIMITS
-from generator.spreadsheet import _csv_table, write_csv
+from generator.exports.images import _csv
+from generator.pack.load import load_game
+from generator.pack.schema import DEFAULT_LIMITS
+from generator.pack.spreadsheet import _csv_table, write_csv
 
 from .conftest import edit
 from .test_hostile_load import _found

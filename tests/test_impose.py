@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from markupsafe import Markup
 
-from generator.geometry import Box, load_geometry
-from generator.impose import Duplex, Item, Piece, pack
-from generator.render import Face
+from generator.plan.geometry import Box, load_geometry
+from generator.plan.impose import Duplex, Item, Piece, pack
+from generator.plan.render import Face
 
 GEOMETRY = load_geometry()
 A4 = GEOMETRY.papers["a4"]

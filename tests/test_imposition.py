@@ -13,16 +13,16 @@ from markupsafe import Markup
 from pypdf import PdfReader
 
 from generator import CARDS_DIR
-from generator.assemble import _face_matrix
-from generator.build import BuildOptions, build_game
-from generator.calibrate import back_scales, stations
+from generator.check.findings import PnpError
 from generator.cli import main
-from generator.errors import PnpError
-from generator.geometry import Box, load_geometry
-from generator.impose import Item, Piece, _turned, pack_grid, pack_single
-from generator.load import load_spec
-from generator.printer import load_printer, parse_offset
-from generator.render import Face
+from generator.outputs.calibrate import back_scales, stations
+from generator.pack.load import load_spec
+from generator.pdf.assemble import _face_matrix
+from generator.pipeline.build import BuildOptions, build_game
+from generator.plan.geometry import Box, load_geometry
+from generator.plan.impose import Item, Piece, _turned, pack_grid, pack_single
+from generator.plan.printer import load_printer, parse_offset
+from generator.plan.render import Face
 
 from .conftest import GAMES, render_page
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from generator import cli
-from generator.reprint import release
-from generator.schema import Limits
+from generator.editions.reprint import release
+from generator.pack.schema import Limits
 
 from .conftest import edit, give_rules, give_template
 from .test_hostile_load import FATAL, _found, _within

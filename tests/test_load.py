@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import check
-from generator.errors import PackError
+from generator.check.findings import PackError
+from generator.pipeline.build import check
 
 from .conftest import edit, give_rules
 

@@ -14,13 +14,13 @@ import pytest
 import weasyprint
 from markupsafe import Markup
 
-from generator.build import check
-from generator.cache import BuildOptions
-from generator.geometry import Box, Geometry, load_geometry
-from generator.impose import Item, Piece, Sheet, Slot, pack_grid
-from generator.load import list_games
 from generator.outputs.sheets import SheetsOutput
-from generator.render import Face
+from generator.pack.place import list_games
+from generator.pipeline.build import check
+from generator.pipeline.cache import BuildOptions
+from generator.plan.geometry import Box, Geometry, load_geometry
+from generator.plan.impose import Item, Piece, Sheet, Slot, pack_grid
+from generator.plan.render import Face
 
 GEOMETRY = load_geometry()
 EPS = 1e-6

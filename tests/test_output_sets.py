@@ -19,14 +19,15 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from generator import cli, manifest
-from generator.assemble import unsound
-from generator.build import BuildOptions, build_game, validate_game
-from generator.cache import parts_folder
-from generator.errors import RenderError
-from generator.manifest import SETS, STATE
-from generator.owned import MARK, Folder
-from generator.workers import Workers
+from generator import cli
+from generator.check.findings import RenderError
+from generator.layout.workers import Workers
+from generator.pdf.assemble import unsound
+from generator.pipeline import manifest
+from generator.pipeline.build import BuildOptions, build_game, validate_game
+from generator.pipeline.cache import parts_folder
+from generator.pipeline.manifest import SETS, STATE
+from generator.pipeline.owned import MARK, Folder
 
 from .conftest import edit
 
@@ -138,8 +139,8 @@ def test_a_build_that_fails_while_writing_leaves_the_last_set_whole(
 KILLED = """
 import os, signal, sys
 from pathlib import Path
-from generator import manifest
-from generator.build import build_game
+from generator.pipeline import manifest
+from generator.pipeline.build import build_game
 real = manifest._put
 def put(folder, name, data, shown):
     real(folder, name, data, shown)
@@ -316,7 +317,7 @@ def test_an_unsound_pdf_is_never_written_nor_kept(packs: Path, tmp_path: Path, p
                                                   capsys) -> None:
     """A join that gives a PDF qpdf cannot open, or an output that does not open when it is
     to be written: one line, the last set whole, and nothing bad kept for the next build."""
-    from generator import build, execute
+    from generator.pipeline import build, execute
 
     out = tmp_path / "out"
     _build(packs, out, pool)
@@ -353,8 +354,8 @@ def test_a_damaged_record_or_manifest_in_the_set_is_no_error(packs: Path, tmp_pa
                                                              state: str, listed: str) -> None:
     """The record or manifest of the current set deeply nested or of the wrong shape: not up
     to date, and the next build writes a sound set (keeping nothing it cannot vouch for)."""
-    from generator.cache import input_digest
-    from generator.manifest import is_fresh
+    from generator.pipeline.cache import input_digest
+    from generator.pipeline.manifest import is_fresh
 
     out = tmp_path / "out"
     _build(packs, out, pool, "letter")

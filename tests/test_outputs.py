@@ -8,10 +8,11 @@ import pytest
 from markupsafe import escape
 
 from generator import cli, outputs
-from generator.build import BuildOptions, build_game
-from generator.errors import display_path
-from generator.outputs import Document, File, OutputKind
-from generator.parts import Part
+from generator.check.findings import display_path
+from generator.outputs.base import Document, File, OutputKind
+from generator.pipeline.build import BuildOptions, build_game
+from generator.pipeline.execute import Assembled
+from generator.plan.parts import Part
 
 from .conftest import page_texts
 
@@ -20,7 +21,6 @@ class CardList(OutputKind):
     """Every card's name on one page, its id too with --with-ids."""
 
     name = "cardlist"
-    switches = {"with_ids": "print each card's id after its name"}
 
     def plan(self) -> list[Document]:
         job = self.job
@@ -33,13 +33,15 @@ class CardList(OutputKind):
         where = display_path(job.game.root / "game.yaml")
         return [Document(f"cardlist-{job.paper}.pdf", [Part(html, where)], duplex=None)]
 
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
-        return [File(document.file, pdf, self.entry(document.file, pages))]
+    def finish(self, document: Document, made: Assembled) -> list[File]:
+        return [File(document.file, made.pdf, self.entry(document.file, made.pages))]
 
 
 @pytest.fixture
 def registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(outputs, "KINDS", [*outputs.KINDS, CardList])
+    listed = outputs.Registered("cardlist", outputs.BUILD, f"{__name__}.CardList",
+                                {"with_ids": "print each card's id after its name"})
+    monkeypatch.setattr(outputs, "REGISTRY", [*outputs.REGISTRY, listed])
 
 
 def test_a_registered_kind_is_built_with_its_own_switch(registered, packs: Path,
@@ -56,10 +58,24 @@ def test_a_registered_kind_is_built_with_its_own_switch(registered, packs: Path,
 
 
 def test_the_switches_come_from_the_kinds(registered) -> None:
+    rulebook, sheets = outputs.registered("rulebook"), outputs.registered("sheets")
     assert outputs.switches() == {"no_backs": "leave the backs pages out",
-                                  "booklet": outputs.KINDS[2].switches["booklet"],
-                                  "fold": outputs.KINDS[0].switches["fold"],
+                                  "booklet": rulebook.switches["booklet"],
+                                  "fold": sheets.switches["fold"],
                                   "with_ids": "print each card's id after its name"}
     for command in ("build", "rulebook", "watch", "validate"):
         args = cli.parser().parse_args([command, "--with-ids", "--booklet"])
         assert (args.with_ids, args.booklet, args.no_backs) == (True, True, False)
+
+
+def test_every_registered_kind_loads_under_its_name() -> None:
+    """The registry names each kind's class by a dotted path, loaded only when made: each
+    path loads an OutputKind of that name, and an export kind is an ExportKind."""
+    from generator.exports.base import ExportKind
+
+    loaded = {kind.name: (kind.made_by, kind.load()) for kind in outputs.REGISTRY}
+    assert {name for name, (made_by, _) in loaded.items() if made_by == outputs.BUILD} == {
+        "sheets", "dice", "rulebook"}
+    for name, (made_by, kind) in loaded.items():
+        assert issubclass(kind, OutputKind) and kind.name == name
+        assert issubclass(kind, ExportKind) == (made_by == outputs.EXPORT)

@@ -6,8 +6,9 @@ import pytest
 from pypdf import PdfReader
 
 from generator import DEFAULT_GAME
-from generator.build import validate_game
-from generator.load import list_games, load_game
+from generator.pack.load import load_game
+from generator.pack.place import list_games
+from generator.pipeline.build import validate_game
 
 from .conftest import MM
 

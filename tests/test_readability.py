@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import validate_game
-from generator.colors import contrast, ink
-from generator.workers import Workers
+from generator.check.colors import contrast, ink
+from generator.layout.workers import Workers
+from generator.pipeline.build import validate_game
 
 from .conftest import edit, give_template
 

@@ -16,8 +16,8 @@ from fontTools.ttLib import TTFont
 from PIL import Image, ImageChops, ImageStat
 
 from generator import PROJECT_ROOT
-from generator.build import build_game
-from generator.workers import Workers
+from generator.layout.workers import Workers
+from generator.pipeline.build import build_game
 
 from .conftest import flat, page_texts
 
@@ -67,9 +67,9 @@ def test_each_face_is_embedded_once_per_file(default_a4: Path, name: str) -> Non
 def test_a_joined_font_draws_what_each_part_drew(packs: Path, pool: Workers) -> None:
     """Two parts draw different Chinese in the same face: joined, the one font has each
     part's glyphs, and every page reads as its part did."""
-    from generator.assemble import join
-    from generator.fonts import face_key, load_fonts
-    from generator.layout import render
+    from generator.layout.engine import render
+    from generator.pdf.assemble import join
+    from generator.text.fonts import face_key, load_fonts
 
     fonts = load_fonts().files()
     css = "".join(f"@font-face {{ font-family: F{i}; src: url('{path.as_uri()}'); }}"
@@ -109,7 +109,7 @@ def test_ghostscript_draws_the_chinese_as_pdfium_does(packs: Path, pool: Workers
 def test_a_font_fonttools_cannot_read_is_left_as_it_is(packs: Path, pool: Workers) -> None:
     """A damaged font stream stops nothing: the file keeps it, and the other fonts are made
     identity still."""
-    from generator.assemble import embedded_fonts
+    from generator.pdf.assemble import embedded_fonts
 
     with pikepdf.open(_built(packs, pool)) as pdf:
         fonts = [font for font in pdf.objects if isinstance(font, pikepdf.Dictionary)

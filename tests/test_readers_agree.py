@@ -28,13 +28,13 @@ from fontTools.ttLib import TTFont
 from PIL import Image, ImageChops
 
 from generator import CARDS_DIR, DEFAULT_GAME
-from generator.build import build_game
-from generator.cache import BuildOptions
 from generator.cli import main
-from generator.export import export
-from generator.outputs.base import ExportSettings
-from generator.reprint import release, reprint
-from generator.workers import Workers
+from generator.editions.reprint import release, reprint
+from generator.exports.base import ExportSettings
+from generator.exports.run import export
+from generator.layout.workers import Workers
+from generator.pipeline.build import build_game
+from generator.pipeline.cache import BuildOptions
 
 from .conftest import GAMES, Built, edit
 

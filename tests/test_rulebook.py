@@ -9,11 +9,11 @@ import pytest
 from pypdf import PdfReader
 
 from generator import DEFAULT_GAME
-from generator.build import BuildOptions, build_game, validate_game
-from generator.errors import PackError
-from generator.impose import booklet_order
-from generator.load import load_game
+from generator.check.findings import PackError
 from generator.outputs.rulebook import back_cover_order, markdown_html
+from generator.pack.load import load_game
+from generator.pipeline.build import BuildOptions, build_game, validate_game
+from generator.plan.impose import booklet_order
 
 from .conftest import MM, flat, page_texts, render_page
 
@@ -84,8 +84,8 @@ def test_a_reference_to_missing_data_is_a_finding_at_its_line(packs: Path) -> No
     text = rulebook.read_text(encoding="utf-8")
     rulebook.write_text(text.replace("{{ card.cost }}", "{{ card.costs }}"), encoding="utf-8")
     [finding] = validate_game("mini", packs, out_root=packs.parent / "out").findings
-    assert str(finding) == (f"{rulebook}:8: error: E061: rulebook: 'generator.schema.Card_spells "
-                            "object' has no attribute 'costs'")
+    assert str(finding) == (f"{rulebook}:8: error: E061: rulebook: "
+                            "'generator.pack.schema.Card_spells object' has no attribute 'costs'")
 
 
 def test_cover_has_a_qr_code_when_the_game_has_a_url(packs: Path, tmp_path: Path) -> None:

@@ -16,12 +16,12 @@ import pytest
 from pypdf import PdfReader
 
 from generator import DEFAULT_GAME
-from generator.build import BuildOptions, build_game
-from generator.geometry import load_geometry
-from generator.language import pack_words
-from generator.load import load_game
-from generator.markdown_cjk import WORD_CHARS, is_ideograph
 from generator.outputs.rulebook import markdown_html
+from generator.pack.load import load_game
+from generator.pipeline.build import BuildOptions, build_game
+from generator.plan.geometry import load_geometry
+from generator.text.language import pack_words
+from generator.text.markdown_cjk import WORD_CHARS, is_ideograph
 
 from .conftest import GAMES, MM, flat
 

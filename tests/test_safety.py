@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from generator import PROJECT_ROOT
-from generator.build import build_game
-from generator.errors import PackError
-from generator.fonts import load_fonts
-from generator.layout import FetchRefused, html_to_pdf, make_fetcher
+from generator.check.findings import PackError
+from generator.layout.engine import FetchRefused, html_to_pdf, make_fetcher
+from generator.pipeline.build import build_game
+from generator.text.fonts import load_fonts
 
 from .conftest import page_texts
 
@@ -75,7 +75,7 @@ def test_a_template_naming_a_missing_field_is_an_error(packs: Path, tmp_path: Pa
         build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
     spells = packs / "mini" / "spells.yaml"
     assert str(caught.value).split("\n")[0] == (
-        f"{spells}:1: error: E060: 'generator.schema.Card_spells object' has no attribute "
+        f"{spells}:1: error: E060: 'generator.pack.schema.Card_spells object' has no attribute "
         f"'power' (template {templates}/card.html.j2:1)")
     assert not (tmp_path / "out").exists()
 

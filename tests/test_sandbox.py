@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import check
+from generator.pipeline.build import check
 
 from .conftest import copy_real_pack, edit, give_template
 

@@ -13,13 +13,14 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from generator import CARDS_DIR
-from generator.build import BuildOptions, build_game, validate_game
 from generator.cli import main
-from generator.jsonschema import MODELINE, dumps, game_schema, pack_schemas
-from generator.load import list_games, load_game, load_spec
-from generator.schema import DeckSpec, GameSpec
-from generator.spreadsheet import is_spreadsheet
-from generator.workers import Workers
+from generator.layout.workers import Workers
+from generator.pack.jsonschema import MODELINE, dumps, game_schema, pack_schemas
+from generator.pack.load import load_game, load_spec
+from generator.pack.place import list_games
+from generator.pack.schema import DeckSpec, GameSpec
+from generator.pack.spreadsheet import is_spreadsheet
+from generator.pipeline.build import BuildOptions, build_game, validate_game
 
 from .conftest import edit, give_rules, page_texts
 

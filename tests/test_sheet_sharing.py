@@ -13,12 +13,12 @@ from markupsafe import Markup
 from pypdf import PdfReader
 
 from generator import CARDS_DIR
-from generator.build import check
-from generator.cache import BuildOptions
-from generator.geometry import Box, load_geometry
-from generator.impose import Duplex, Item, Piece, Sheet, Slot, pack
 from generator.outputs.sheets import SheetsOutput
-from generator.render import Face
+from generator.pipeline.build import check
+from generator.pipeline.cache import BuildOptions
+from generator.plan.geometry import Box, load_geometry
+from generator.plan.impose import Duplex, Item, Piece, Sheet, Slot, pack
+from generator.plan.render import Face
 
 from .conftest import edit
 

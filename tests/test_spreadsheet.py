@@ -15,10 +15,10 @@ import openpyxl
 import pytest
 
 from generator import cli
-from generator.build import BuildOptions, build_game
-from generator.errors import CellRef, Finding
-from generator.load import load_game
-from generator.spreadsheet import deck_csv
+from generator.check.findings import CellRef, Finding
+from generator.pack.load import load_game
+from generator.pack.spreadsheet import deck_csv
+from generator.pipeline.build import BuildOptions, build_game
 
 from .conftest import copy_real_pack, edit, give_rules, page_texts
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from generator.load import load_game
+from generator.pack.load import load_game
 
 from .conftest import page_texts
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from generator.build import check
-from generator.render import Renderer
+from generator.pipeline.build import check
+from generator.plan.render import Renderer
 
 GAME = "tianjibian"
 _LINE = re.compile(r'class="yao (yang|yin)"')

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from generator.build import Checked, check
-from generator.layout import PX_PER_MM, children, layout, measure
-from generator.load import list_games
+from generator.layout.engine import PX_PER_MM, children, layout, measure
+from generator.pack.place import list_games
+from generator.pipeline.build import Checked, check
 
 SLACK = 0.1  # mm of rounding allowed at an edge
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from generator.build import BuildOptions, build_game
-from generator.geometry import load_geometry
-from generator.markdown_cjk import is_ideograph
-from generator.render import rich
-from generator.typeset import keep_together
-from generator.workers import Workers
+from generator.layout.workers import Workers
+from generator.pipeline.build import BuildOptions, build_game
+from generator.plan.geometry import load_geometry
+from generator.plan.render import rich
+from generator.text.markdown_cjk import is_ideograph
+from generator.text.typeset import keep_together
 
 from .conftest import flat
 from .test_rulebook_typography import (

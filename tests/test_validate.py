@@ -8,7 +8,7 @@ from pathlib import Path
 from PIL import Image
 
 from generator import cli
-from generator.build import validate_game
+from generator.pipeline.build import validate_game
 
 from .conftest import edit, give_rules, give_template
 
@@ -220,7 +220,7 @@ def test_a_declared_field_no_template_prints_is_a_warning(packs: Path) -> None:
 
 def test_the_generic_face_prints_each_declared_field_with_its_label(packs: Path,
                                                                      tmp_path: Path) -> None:
-    from generator.build import build_game
+    from generator.pipeline.build import build_game
 
     from .conftest import page_texts
 

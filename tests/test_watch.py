@@ -95,9 +95,9 @@ def _die(*job: object) -> None:
 
 def test_a_layout_process_that_dies_mid_part_is_a_clean_error(monkeypatch) -> None:
     """Out of memory mid-part: a message, not a traceback; the next parts get new processes."""
-    from generator import layout
-    from generator.errors import RenderError
-    from generator.workers import Workers
+    from generator.check.findings import RenderError
+    from generator.layout import engine as layout
+    from generator.layout.workers import Workers
 
     with Workers() as workers:
         monkeypatch.setattr(layout, "render", _die)  # the processes fork after this
@@ -117,8 +117,8 @@ def test_warmed_processes_have_laid_out_every_font() -> None:
 
     import pikepdf
 
-    from generator.fonts import face_name, load_fonts
-    from generator.workers import Workers
+    from generator.layout.workers import Workers
+    from generator.text.fonts import face_name, load_fonts
 
     fonts = load_fonts().files()
     with Workers() as workers:
@@ -135,7 +135,7 @@ def test_warmed_processes_have_laid_out_every_font() -> None:
 
 ORPHANS = """
 import sys, threading, time
-from generator import workers as module
+from generator.layout import workers as module
 workers = module.Workers()
 if sys.argv[1] == "thread":  # started off the main thread: no prctl, the watching thread only
     threading.Thread(target=workers.start).start()
@@ -185,7 +185,7 @@ def test_a_scan_survives_files_and_folders_that_come_and_go(tmp_path: Path,
     is walked: left out, never an error."""
     import threading
 
-    from generator import watch
+    from generator.pipeline import watch
 
     kept = tmp_path / "pack" / "game.yaml"
     (tmp_path / "pack" / "art").mkdir(parents=True)
@@ -237,7 +237,7 @@ def test_outputs_a_pack_s_build_and_hidden_folders_are_no_edits(tmp_path: Path) 
     """What a build writes, in the output folder wherever it is (here inside the pack) or in
     the pack's build/, and what hides in a hidden folder (.git) is never an edit; a file of the
     pack that changes, comes or goes is."""
-    from generator import watch
+    from generator.pipeline import watch
 
     pack = tmp_path / "pack"
     (pack / "art").mkdir(parents=True)
@@ -263,7 +263,7 @@ def test_an_idle_look_reads_a_bounded_number_of_files(tmp_path: Path,
     """Each look reads at most LOOK_FILES files, going on where the last stopped: a pack of
     10 files read 4 at a time is gone over in 3 looks, and an edit anywhere is seen within a
     pass, a file gone at its end."""
-    from generator import watch
+    from generator.pipeline import watch
 
     for index in range(10):
         (tmp_path / f"{index}.yaml").write_text("x", encoding="utf-8")
@@ -290,7 +290,7 @@ def test_an_idle_look_reads_a_bounded_number_of_files(tmp_path: Path,
 def test_an_idle_watch_looks_less_often(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After a build the files are looked at every 0.05 s, the pause doubling while nothing
     changes up to 0.5 s; an edit is built and the pauses start short again."""
-    from generator import watch
+    from generator.pipeline import watch
 
     pack = tmp_path / "cards" / "mini"
     pack.mkdir(parents=True)

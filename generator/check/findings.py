@@ -11,14 +11,20 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from . import PROJECT_ROOT
+from .. import PROJECT_ROOT
 
 
 class Code(NamedTuple):
-    """What a finding's code means: its level, and what it checks, in one line."""
+    """What a finding's code means: its level, what it checks in one line, and what it does
+    to the rest of the build: the layout an error stops (`stops`: of its card, its deck or
+    every deck), the code whose findings it makes redundant (`hides`), and whether its
+    findings at one place are told once (`grouped`)."""
 
     level: str
     meaning: str
+    stops: str = ""
+    hides: str = ""
+    grouped: bool = False
 
 
 CODES: dict[str, Code] = {
@@ -27,47 +33,58 @@ CODES: dict[str, Code] = {
     "E003": Code("error", "a key appears twice in one YAML mapping"),
     "E004": Code("error", "game.yaml is empty"),
     "E005": Code("error", "a file has the wrong shape: a deck is a list of cards, a card and "
-                 "the rules are mappings"),
+                 "the rules are mappings",
+                 stops="deck"),
     "E006": Code("error", "a limit is crossed: a file's size, YAML aliases or nesting, an "
-                 "integer's size, a qty, a deck's copies, a die count (game.yaml `limits`)"),
+                 "integer's size, a qty, a deck's copies, a die count (game.yaml `limits`)",
+                 stops="card deck game"),
     "E007": Code("error", "a `{placeholder}` names no rule, or adds something not a number"),
     "E010": Code("error", "the schema: a type, a required field, or an unknown key (the "
                  "accepted keys are listed)"),
     "E011": Code("error", "game.yaml's `suppress` names a code pnp does not have, or an error "
                  "(only warnings can be silenced)"),
-    "E020": Code("error", "two decks have the same id"),
-    "E021": Code("error", "a deck's size is not in print.yaml nor the pack's `sizes`"),
-    "E022": Code("error", "a deck's or a back's template does not exist"),
-    "E023": Code("error", "a deck's back does not exist, or a double-sided deck names one"),
+    "E020": Code("error", "two decks have the same id", stops="deck"),
+    "E021": Code("error", "a deck's size is not in print.yaml nor the pack's `sizes`",
+                 stops="deck"),
+    "E022": Code("error", "a deck's or a back's template does not exist", stops="deck game"),
+    "E023": Code("error", "a deck's back does not exist, or a double-sided deck names one",
+                 stops="deck game"),
     "E024": Code("error", "a field spec is incomplete: a ref without its deck or table, a "
-                 "choice without choices"),
-    "E025": Code("error", "a font family is not in fonts/fonts.yaml nor the pack's `font_files`"),
+                 "choice without choices",
+                 stops="deck"),
+    "E025": Code("error", "a font family is not in fonts/fonts.yaml nor the pack's `font_files`",
+                 stops="game"),
     "W026": Code("warning", "a deck declares a field its card template never prints "
                  "(`printed: false` on a field that is only data)"),
     "W027": Code("warning", "game.yaml's `language` has no table in templates/lang/: the words it "
                  "lacks print in English"),
     "E030": Code("error", "two cards have the same id"),
-    "E031": Code("error", "a card's back does not exist"),
+    "E031": Code("error", "a card's back does not exist", stops="card"),
     "E032": Code("error", "a `ref` names a card or table key that does not exist"),
     "E040": Code("error", "a deck does not hold the `count` of cards game.yaml gives"),
     "E041": Code("error", "the component list of game.yaml disagrees with what prints"),
     "E042": Code("error", "the component list names a deck, card or die that does not exist"),
     "E050": Code("error", "a file the pack names lies outside the pack (a symlink out "
-                 "included) or is not a regular file"),
-    "E051": Code("error", "an image or stylesheet does not exist"),
+                 "included) or is not a regular file",
+                 stops="card game"),
+    "E051": Code("error", "an image or stylesheet does not exist", stops="card game"),
     "E052": Code("error", "a page asks for a file outside the project and the pack, or for "
                  "the network, and is refused"),
-    "E060": Code("error", "a card template fails (a missing field is an error, never a blank)"),
+    "E060": Code("error", "a card template fails (a missing field is an error, never a blank)",
+                 stops="card game"),
     "E061": Code("error", "the rulebook's Markdown refers to data that does not exist"),
     "E062": Code("error", "a template reaches past the sandbox, or runs past its time or "
-                 "output limit"),
+                 "output limit",
+                 stops="card game"),
     "E070": Code("error", "text runs past its box on the laid-out page"),
     "E071": Code("error", "a raster image prints below 300 dpi"),
     "W072": Code("warning", "text on a face lies in no `.safe` or `data-box` box, so its fit "
-                 "is not checked"),
+                 "is not checked",
+                 grouped=True),
     "W073": Code("warning", "CSS that WeasyPrint ignores"),
     "W074": Code("warning", "any other warning WeasyPrint gives while laying out a page"),
-    "E075": Code("error", "WeasyPrint could not load or draw something a page asks for"),
+    "E075": Code("error", "WeasyPrint could not load or draw something a page asks for",
+                 stops="card game"),
     "W076": Code("warning", "text contrasts too little with what is beneath it (WCAG AA: "
                  "4.5:1, 3:1 at 18 pt or 14 pt bold)"),
     "W077": Code("warning", "text is smaller than the `readability` minimum (6 pt, a version "
@@ -76,7 +93,7 @@ CODES: dict[str, Code] = {
                  "line)"),
     "W079": Code("warning", "text is set in italic or bold, but its family has no such face: "
                  "it prints upright or regular"),
-    "E080": Code("error", "a character has no glyph in the pack's body font"),
+    "E080": Code("error", "a character has no glyph in the pack's body font", hides="E081"),
     "E081": Code("error", "a character was drawn with no glyph on the laid-out page"),
     "E083": Code("error", "text is drawn in a font of the machine's, not of the project or the "
                  "pack"),
@@ -99,6 +116,17 @@ CODES: dict[str, Code] = {
     "E092": Code("error", "a rule that must not be negative is"),
     "E093": Code("error", "a rule lies off the track it is checked against"),
     "E094": Code("error", "the rows of a rules table leave a gap or overlap"),
+    "E100": Code("error", "the command line asks for what cannot be done: a value out of "
+                 "range, a folder that is not empty, a language there is no pack in"),
+    "E101": Code("error", "printers.yaml is missing, malformed, or has no such printer"),
+    "E102": Code("error", "an edition: none yet or no such one, a name taken or malformed, or "
+                 "a record pnp did not write"),
+    "E103": Code("error", "a git revision of the pack cannot be read, or is also an edition's "
+                 "name"),
+    "E104": Code("error", "Ghostscript is missing, failed, or took too long"),
+    "E105": Code("error", "an output cannot be written: the disk, a folder pnp did not make, "
+                 "or a file pnp made unsound (a bug)"),
+    "E106": Code("error", "a deck cannot be written as CSV and read back the same"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }
@@ -163,13 +191,43 @@ class Finding:
         return f"{where}: {self.level}: {self.code}: {self.message}".translate(_CONTROL)
 
 
+def stopping(scope: str) -> set[str]:
+    """The codes of errors that stop the layout of a card, a deck or every deck."""
+    return {code for code, entry in CODES.items() if scope in entry.stops.split()}
+
+
+def hidden_by(findings: list[Finding]) -> set[str]:
+    """The codes these findings make redundant."""
+    return {CODES[finding.code].hides for finding in findings} - {""}
+
+
 def errors_only(findings: list[Finding]) -> list[Finding]:
     """The findings that stop a build."""
     return [f for f in findings if f.level == "error"]
 
 
 class PnpError(Exception):
-    """Base class of every error the CLI reports as a clean message."""
+    """Base class of every error the CLI reports as a clean message: a finding with a code,
+    at a file and line when it has one (`finding`, as --json gives it)."""
+
+    code = "E100"
+
+    def __init__(self, message: str, code: str | None = None, path: str = "", line: int = 0):
+        super().__init__(message)
+        self.message, self.path, self.line = message, path, line
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        """The message, after its place when it has one."""
+        where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: " if self.path \
+            else ""
+        return f"{where}{self.message}"
+
+    @property
+    def finding(self) -> Finding:
+        """The error as a finding."""
+        return Finding(self.path, self.line, self.message, self.code)
 
 
 class PackError(PnpError):
@@ -179,6 +237,12 @@ class PackError(PnpError):
         self.findings = sorted(set(findings))
         super().__init__("\n".join(str(f) for f in self.findings))
 
+    def __str__(self) -> str:
+        """Every finding, one a line."""
+        return self.message
+
 
 class RenderError(PnpError):
     """Rendering failed for a reason the designer can act on."""
+
+    code = "E105"

@@ -9,24 +9,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import TEMPLATES_DIR
-from .errors import CODES, Finding, PackError, display_path
-from .files import FileRefused, inside, pack_bytes, read_text
-from .fonts import FontRegistry
-from .geometry import Geometry
-from .images import image_problem
-from .load import Deck, Game, Text
-from .render import Renderer, template_exists, template_problem
-from .rules import RuleError, lookup, match_rules, strings
-from .schema import Limits
-from .yamlfile import line_of
+from .. import TEMPLATES_DIR
+from ..pack.files import FileRefused, inside, pack_bytes, read_text
+from ..pack.images import image_problem
+from ..pack.load import Deck, Game, Text
+from ..pack.rules import RuleError, lookup, match_rules, strings
+from ..pack.schema import Limits
+from ..pack.yamlfile import line_of
+from ..plan.geometry import Geometry
+from ..plan.render import Renderer, template_exists, template_problem
+from ..text.fonts import FontRegistry
+from .findings import CODES, Finding, PackError, display_path, stopping
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
-# Errors that stop a face from being laid out: of a card (at its entry), of a deck (at its
-# entry in game.yaml, or its file), of every deck (elsewhere in game.yaml).
-CARD_BLOCKERS = {"E006", "E031", "E050", "E051", "E060", "E062", "E075"}
-DECK_BLOCKERS = {"E005", "E006", "E020", "E021", "E022", "E023", "E024"}
-GAME_BLOCKERS = {"E006", "E022", "E023", "E025", "E050", "E051", "E060", "E062", "E075"}
+# Errors that stop a face from being laid out (the code table says which): of a card (at its
+# entry), of a deck (at its entry in game.yaml, or its file), of every deck (elsewhere in
+# game.yaml).
+CARD_BLOCKERS, DECK_BLOCKERS, GAME_BLOCKERS = (stopping(scope) for scope in ("card", "deck",
+                                                                              "game"))
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@ reprint` writes it as CHANGELOG.md, in the pack's language (templates/lang `chan
 
 from __future__ import annotations
 
-from .editions import Changed, Changes
-from .language import section_words
+from ..text.language import section_words
+from .record import Changed, Changes
 
 REACH_NAMED = 3  # a rule reaching at most this many faces of a deck names them; more, a count
 

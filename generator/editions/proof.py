@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..cache import CACHE, PartCache
-from ..errors import display_path
-from ..files import file_part
-from ..language import section_words
-from ..parts import Part
-from .base import Document, File, OutputKind
+from ..check.findings import display_path
+from ..outputs.base import Document, File, OutputKind
+from ..pack.files import file_part
+from ..pipeline.cache import CACHE, PartCache
+from ..pipeline.execute import Assembled
+from ..plan.parts import Part
+from ..text.language import section_words
 
 PROOF_DPI = 100  # faces are kept and shown this sharp
 CHANGED = "#e0201b"  # the outline round what changed
@@ -113,9 +114,9 @@ class ProofOutput(OutputKind):
         where = display_path(job.game.root / "game.yaml")
         return [Document(f"changes-{job.paper}.pdf", [Part(html, where)], duplex=None)]
 
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+    def finish(self, document: Document, made: Assembled) -> list[File]:
         """The proof as it is."""
-        return [File(document.file, pdf)]
+        return [File(document.file, made.pdf)]
 
 
 def _uri(data: bytes) -> str:

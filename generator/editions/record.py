@@ -20,12 +20,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import _CONTROL, PnpError, display_path
-from .files import FileRefused, pack_text
-from .load import Deck, Game
-from .outputs.base import Job
-from .owned import Refused, open_named
-from .render import CARDS_READ, Face
+from ..check.findings import _CONTROL, PnpError, display_path
+from ..outputs.base import Job
+from ..pack.files import FileRefused, pack_text
+from ..pack.load import Deck, Game
+from ..pipeline.owned import Refused, open_named
+from ..plan.render import CARDS_READ, Face
 
 FOLDER = "editions"
 FORMAT = 1  # the record's layout
@@ -40,6 +40,12 @@ _PATH = re.compile(r"[A-Za-z_][\w-]*(?:\.[\w-]+)*")
 _HEADING = re.compile(r"^(#{1,3}) +(.+?) *#*$")
 SHORT = 60  # characters of a value a change shows, either side of the arrow
 CONTEXT = 8  # characters kept either side of where a long text changed
+
+
+class EditionError(PnpError):
+    """An edition that cannot be found, named, read or written."""
+
+    code = "E102"
 
 
 def flatten(data: Any, path: str = "") -> dict[str, Any]:
@@ -199,7 +205,7 @@ def _record(game: Game, path: Path) -> dict[str, Any]:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"]))
-        raise PnpError(f"{display_path(path)}: not an edition record pnp wrote "
+        raise EditionError(f"{display_path(path)}: not an edition record pnp wrote "
                        f"({where}: {first['msg']})") from None
     if not 1 <= checked.number <= MAX_NUMBER:
         raise _LeftOut(f"its number is not from 1 to {MAX_NUMBER}")
@@ -239,7 +245,7 @@ def next_number(game: Game) -> int:
     """The number the next edition of the game records: one more than the last's."""
     number = 1 + max((data["number"] for data in listed(game)), default=0)
     if number > MAX_NUMBER:
-        raise PnpError(f"{game.name}: the last edition is numbered {MAX_NUMBER}, the highest "
+        raise EditionError(f"{game.name}: the last edition is numbered {MAX_NUMBER}, the highest "
                        "number an edition may have")
     return number
 
@@ -248,22 +254,22 @@ def load(game: Game, name: str | None) -> dict[str, Any]:
     """An edition's record by name, the last one when `name` is None."""
     known = listed(game)
     if not known:
-        raise PnpError(f"{game.name}: no edition yet: `pnp release {game.name} NAME` records "
+        raise EditionError(f"{game.name}: no edition yet: `pnp release {game.name} NAME` records "
                        "what you print")
     if name is None:
         return known[-1]
     for data in known:
         if data.get("edition") == name:
             return data
-    raise PnpError(f"{game.name}: no edition '{name}' (there are: "
+    raise EditionError(f"{game.name}: no edition '{name}' (there are: "
                    f"{', '.join(str(data.get('edition')) for data in known)})")
 
 
 def check_name(name: str) -> None:
     """Refuse an edition name other than letters, digits, '.', '-' and '_', at most 64."""
     if not _NAME.fullmatch(name):
-        raise PnpError(f"edition name {name!r}: letters, digits, '.', '-' and '_' only, at most "
-                       "64")
+        raise EditionError(f"edition name {name!r}: letters, digits, '.', '-' and '_' only, "
+                           "at most 64")
 
 
 def save(game: Game, data: dict[str, Any]) -> Path:
@@ -272,13 +278,14 @@ def save(game: Game, data: dict[str, Any]) -> Path:
     check_name(name)
     path = folder(game) / f"{name}.json"
     if path.exists() or path.is_symlink():
-        raise PnpError(f"{path}: edition '{name}' exists already; give the new one another name")
+        raise EditionError(f"edition '{name}' exists already; give the new one another name",
+                           path=str(path))
     text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     try:
         with open_named(game.root, make=False) as pack, pack.sub(FOLDER, mark=False) as records:
             records.write(path.name, text.encode("utf-8"), replace=False)
     except Refused as exc:
-        raise PnpError(f"{path}: edition '{name}' is not written: {exc}") from None
+        raise EditionError(f"edition '{name}' is not written: {exc}", path=str(path)) from None
     return path
 
 

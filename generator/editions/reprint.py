@@ -13,21 +13,24 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from . import BUILD_DIR, CARDS_DIR, changelog, editions, git
-from .build import Checked, check, make
-from .cache import CACHE, BuildOptions
-from .errors import PackError, PnpError, errors_only
-from .export import images_cache, write_whole
-from .language import section_words
-from .load import Deck
-from .outputs import proof
-from .outputs.base import ExportSettings, File, Job
-from .outputs.images import MAX_PIXELS, ImagesExport
-from .outputs.rulebook import has_rulebook, rulebook_markdown
-from .outputs.sheets import SheetsOutput
-from .owned import check_root
-from .render import Face
-from .workers import Workers
+from .. import BUILD_DIR, CARDS_DIR
+from ..check.findings import PackError, errors_only
+from ..exports.base import ExportSettings
+from ..exports.images import MAX_PIXELS, ImagesExport
+from ..exports.run import images_cache, write_whole
+from ..layout.workers import Workers
+from ..outputs.base import File, Job
+from ..outputs.rulebook import has_rulebook, rulebook_markdown
+from ..outputs.sheets import SheetsOutput
+from ..pack import git
+from ..pack.load import Deck
+from ..pipeline.build import Checked, check, finished, make
+from ..pipeline.cache import CACHE, BuildOptions
+from ..pipeline.owned import check_root
+from ..plan.render import Face
+from ..text.language import section_words
+from . import changelog, proof
+from . import record as editions
 
 Progress = Callable[[str], None]
 OUTPUT = "reprint"  # the output group every reprinted deck is put in: reprint-<paper>.pdf
@@ -89,9 +92,10 @@ def _pictures(checked: Checked, out_root: Path, progress: Progress,
               workers: Workers | None) -> Callable[[Face], bytes]:
     """Lay out a checked game's faces (from the cache when built) and give the picture of
     each, at the proof's dpi with its bleed."""
-    kind = ImagesExport(checked.job, ExportSettings(dpi=proof.PROOF_DPI))
-    kind.cache = images_cache(out_root, checked.game.name, "proof", checked.game.root, progress)
-    make(dataclasses.replace(checked, kinds=[kind]), out_root, progress, workers)
+    kind = ImagesExport(checked.job, ExportSettings(dpi=proof.PROOF_DPI), images_cache(
+        out_root, checked.game.name, "proof", checked.game.root, progress))
+    [(_, _, made)] = make(dataclasses.replace(checked, kinds=[kind]), out_root, progress, workers)
+    kind.draw_from(made)
 
     def picture(face: Face) -> bytes:
         width, height = kind.pixels(_deck_of(checked.job, face)) or (1, 1)  # generic: never None
@@ -119,10 +123,10 @@ def since(checked: Checked, reference: str | None) -> dict[str, Any]:
     except git.GitError as exc:
         if reference in known:
             return editions.load(game, reference)
-        raise PnpError(f"{game.name}: '{reference}' is neither an edition nor a git revision "
+        raise git.GitError(f"{game.name}: '{reference}' is neither an edition nor a git revision "
                        f"of the pack ({exc})") from None
     if reference in known:
-        raise PnpError(f"{game.name}: '{reference}' is both an edition of the pack and a git "
+        raise git.GitError(f"{game.name}: '{reference}' is both an edition of the pack and a git "
                        f"revision (commit {commit[:12]}): rename the edition (its `edition` in "
                        f"{editions.folder(game)}) so that --since names one of them")
     return _at_revision(checked, reference, commit)
@@ -136,7 +140,7 @@ def _at_revision(checked: Checked, revision: str, commit: str) -> dict[str, Any]
             git.write_pack(root, commit, revision, Path(folder) / root.name,
                            checked.game.spec.limits.file_bytes)
         except git.GitError as exc:
-            raise PnpError(f"{checked.game.name}: git revision '{revision}' cannot be read "
+            raise git.GitError(f"{checked.game.name}: git revision '{revision}' cannot be read "
                            f"({exc})") from None
         old = checked_game(root.name, Path(folder))
         return record_of(old, revision, 0)
@@ -185,9 +189,7 @@ def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptio
         kind = SheetsOutput(reprint_job)
         reprinted = dataclasses.replace(checked, job=reprint_job, kinds=[kind])
         with nullcontext(workers) if workers else Workers().start() as pool:
-            results = make(reprinted, out_root, progress, pool)
-            files += [file for _, document, result in results
-                      for file in kind.finish(document, result.pdf, result.pages)]
+            files += [file for _, file in finished(make(reprinted, out_root, progress, pool))]
             files += _proof(dataclasses.replace(checked, job=reprint_job), found, out_root,
                             progress, pool)
     folder = out_root / f"{name}-reprint"
@@ -222,9 +224,8 @@ def _proof(checked: Checked, found: editions.Changes, out_root: Path, progress: 
     words = section_words(game.spec.language, "changelog")
     kind = proof.ProofOutput(checked.job, pairs, f"{game.spec.title} {game.spec.version} — "
                              f"{words['title']} {words['since']} {found.since}")
-    results = make(dataclasses.replace(checked, kinds=[kind]), out_root, progress, workers)
-    return [file for _, document, result in results
-            for file in kind.finish(document, result.pdf, result.pages)]
+    made = make(dataclasses.replace(checked, kinds=[kind]), out_root, progress, workers)
+    return [file for _, file in finished(made)]
 
 
 def _reprinted(decks: list[Deck], found: editions.Changes) -> list[Deck]:

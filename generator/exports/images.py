@@ -12,58 +12,24 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-import yaml
+from ..check.findings import Finding, display_path
+from ..outputs.base import Document, File
+from ..pack.files import file_part
+from ..pack.load import Deck
+from ..pack.yamlfile import line_of
+from ..pdf.raster import Inside, draw, encode, inspect
+from ..pipeline.execute import Assembled
+from ..plan.geometry import MIN_DPI, Box
+from ..plan.parts import LaidOut, code_digest
+from ..plan.render import Face
+from .base import ExportKind, Side
+from .preflight import Inspection, missing_bleed
+from .profiles import Pixels, load_profiles
 
-from .. import TEMPLATES_DIR
-from ..cache import PartCache
-from ..errors import Finding, display_path
-from ..files import file_part
-from ..geometry import MIN_DPI, Box
-from ..load import Deck
-from ..parts import LaidOut, Part, code_digest
-from ..preflight import Inspection, missing_bleed
-from ..raster import Inside, draw, encode, inspect
-from ..render import Face
-from ..yamlfile import line_of
-from .base import Document, ExportKind, ExportSettings, File, Job, Side
-
-MM_PER_INCH = 25.4
-MAX_DPI = 1200
 MAX_PIXELS = 60_000_000  # one image, ~240 MB as drawn (a 500 x 400 mm board at 300 dpi: 28)
-Pixels = tuple[int, int]
-
-
-@dataclass(frozen=True)
-class Profile:
-    """How large one card side is drawn: at `dpi` with `bleed` mm on every edge, or at the
-    exact pixel `sizes` of the card sizes it lists (then no other size)."""
-
-    name: str
-    dpi: float | None = None
-    bleed: float | None = None
-    sizes: dict[str, Pixels] | None = None
-
-    def pixels(self, size_name: str, cut: Box, bleed: float, dpi: float) -> Pixels | None:
-        """The pixel size of a card side of `cut` mm, None when the profile refuses it."""
-        if self.sizes is not None:
-            return self.sizes.get(size_name)
-        dpi, edge = self.dpi or dpi, bleed if self.bleed is None else self.bleed
-        return (round((cut.width + 2 * edge) / MM_PER_INCH * dpi),
-                round((cut.height + 2 * edge) / MM_PER_INCH * dpi))
-
-
-def load_profiles(path: Path = TEMPLATES_DIR / "export.yaml") -> dict[str, Profile]:
-    """The export profiles, by name."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))["profiles"]
-    return {name: Profile(name, spec.get("dpi"), spec.get("bleed"),
-                          {size: (int(w), int(h)) for size, (w, h) in spec["sizes"].items()}
-                          if "sizes" in spec else None)
-            for name, spec in data.items()}
 
 
 @dataclass(frozen=True)
@@ -84,15 +50,6 @@ class ImagesExport(ExportKind):
     """Every card's front and back as PNG or JPEG files, with images.csv and images.json."""
 
     name = "images"
-
-    def __init__(self, job: Job, settings: ExportSettings = ExportSettings()) -> None:
-        super().__init__(job, settings)
-        self.laid: Callable[[Part], LaidOut] | None = None
-        self.inspected: list[Inspection] = []
-        self.cache: PartCache | None = None  # where rendered images are kept between exports
-        self.rendered = 0  # images drawn in this export, not taken from the cache
-        self.notes: list[str] = []  # what the export says of its files beside the preflight
-        self._kept: list[str] = []
 
     def check(self) -> list[Finding]:
         """A deck whose card size the profile has no pixel size for, or whose images would be
@@ -130,13 +87,9 @@ class ImagesExport(ExportKind):
         return [Document(self.name, [], faces,
                          faces.parts_of([deck.spec.id for deck in self.job.decks]), duplex=None)]
 
-    def revise(self, document: Document, laid: Callable[[Part], LaidOut]) -> Document:
-        """Keep the way to the laid-out faces parts, which the images are rendered from."""
-        self.laid = laid
-        return document
-
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+    def finish(self, document: Document, made: Assembled) -> list[File]:
         """Each distinct face an image file, each card side a row of the lists."""
+        self.draw_from(made)
         files: dict[str, bytes] = {}
         rows: list[Listed] = []
         named: dict[Face, str] = {}
@@ -163,13 +116,12 @@ class ImagesExport(ExportKind):
     def face_page(self, face: Face) -> tuple[bytes, int, Box, LaidOut]:
         """Where a face is laid out: its faces part's PDF, its page there, its size with the
         bleed, and the part laid out."""
-        from ..faces import face_anchor
+        from ..plan.faces import face_anchor
 
-        assert self.laid is not None, "revise() gives the laid-out parts first"
         faces = self.job.faces
         key = faces.keys[face]
         where = faces.pages[key]
-        laid = self.laid(where.part)
+        laid = self.laid[where.part.key]
         return laid.pdf, laid.anchors[face_anchor(key)], where.size, laid
 
     def picture(self, face: Face, pixels: Pixels, bleed: bool) -> Any:
@@ -192,7 +144,7 @@ class ImagesExport(ExportKind):
             (edge, edge, size.width - 2 * edge, size.height - 2 * edge)
         key = hashlib.sha256(json.dumps([code_digest(), str(face.html), laid.files, pixels, box,
                                          image_format, self._dpi()]).encode()).hexdigest()
-        self._kept.append(key)
+        self.kept.append(key)
 
         def drawn() -> bytes:
             self.rendered += 1
@@ -201,12 +153,6 @@ class ImagesExport(ExportKind):
         if self.cache is None:
             return drawn()
         return self.cache.joined(key, drawn, "image", "drawn again")
-
-    def keep_only(self) -> None:
-        """Drop the kept images that none of the last few exports used."""
-        if self.cache is not None:
-            self.cache.used = {"images": self._kept}
-            self.cache.keep_only()
 
     def inspect(self, side: Side, file: str, data: bytes, expected: Pixels,
                 colour: str | None = None) -> None:
@@ -247,7 +193,7 @@ def _file_name(side: Side, image_format: str) -> str:
 
 def _csv(rows: list[dict[str, Any]]) -> bytes:
     """Rows as CSV, a header of their keys, that a spreadsheet opening it cannot run."""
-    from ..spreadsheet import write_csv
+    from ..pack.spreadsheet import write_csv
 
     keys = list(rows[0]) if rows else ["file"]
     return write_csv([keys, *([row[key] for key in keys] for row in rows)]).encode()

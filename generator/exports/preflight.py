@@ -12,7 +12,7 @@ from typing import Any
 
 from PIL import Image, ImageStat
 
-from .errors import Finding
+from ..check.findings import Finding
 
 Colour = tuple[int, int, int]
 

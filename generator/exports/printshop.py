@@ -12,16 +12,18 @@ from dataclasses import replace
 
 from markupsafe import Markup
 
-from ..assemble import MM, SIMPLEX, as_images, print_boxes
-from ..errors import Finding, display_path
-from ..files import file_part
-from ..geometry import Box
-from ..load import Deck
-from ..parts import Part
-from ..preflight import missing_bleed
-from ..raster import draw_pages, inspect
-from .base import Document, File, Side
+from ..check.findings import Finding, display_path
+from ..outputs.base import Document, File
+from ..pack.files import file_part
+from ..pack.load import Deck
+from ..pdf.assemble import MM, SIMPLEX, as_images, print_boxes
+from ..pdf.raster import draw_pages, inspect
+from ..pipeline.execute import Assembled
+from ..plan.geometry import Box
+from ..plan.parts import Part
+from .base import Side
 from .images import MAX_PIXELS, ImagesExport
+from .preflight import missing_bleed
 
 PREVIEW_DPI = 100  # the bleed of each page is checked on a drawing this sharp
 FLATTEN_DPI = 400  # a CMYK file's pages are pictures this sharp (600: twice the time)
@@ -116,7 +118,7 @@ class PrintshopExport(ImagesExport):
         at FLATTEN_DPI by PDFium, and Ghostscript converts the pictures, boxes set before (it
         keeps them; nothing re-saves its file).
         """
-        from ..ghostscript import max_ink, to_cmyk
+        from ..pdf.ghostscript import max_ink, to_cmyk
 
         pictures = draw_pages(pdf, FLATTEN_DPI, MAX_PIXELS)  # a 2 m board less sharp
         converted = to_cmyk(as_images(pdf, pictures), self.titles[file])
@@ -126,11 +128,12 @@ class PrintshopExport(ImagesExport):
             f"plain CMYK, not PDF/X ({converted.reason})"))
         return converted.pdf, max_ink(converted.pdf)
 
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+    def finish(self, document: Document, made: Assembled) -> list[File]:
         """The deck's PDF with its boxes set (converted to CMYK when asked), each distinct
         side preflighted once."""
+        self.draw_from(made)
         room = self._room() * MM
-        boxed = print_boxes(pdf, room, room + self.job.geometry.bleed * MM)
+        boxed = print_boxes(made.pdf, room, room + self.job.geometry.bleed * MM)
         colour, inks = "RGB", None
         if self.settings.cmyk:
             boxed, inks = self._cmyk(document.file, boxed)

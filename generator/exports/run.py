@@ -1,5 +1,5 @@
 """Exports (`pnp export`): a game's cards for a print shop or a virtual table, by one of the
-export kinds in outputs.EXPORTS, which a build never makes.
+export kinds of the registry (outputs/__init__.py), which a build never makes.
 
 The kind plans on the faces every output draws from (faces.py), taken from the parts cache
 when a build made them; its files are preflighted (preflight.py), then written whole into
@@ -13,15 +13,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import BUILD_DIR, CARDS_DIR, outputs, preflight
-from .build import check, make
-from .cache import CACHE, BuildOptions, PartCache
-from .errors import PackError, PnpError, errors_only
-from .outputs.base import ExportSettings, File
-from .outputs.images import MAX_DPI, ImagesExport
-from .outputs.tts import TtsExport
-from .owned import Refused, check_root, folder_at, write_tree
-from .workers import Workers
+from .. import BUILD_DIR, CARDS_DIR, outputs
+from ..check.findings import PackError, PnpError, errors_only
+from ..layout.workers import Workers
+from ..outputs.base import File, Job
+from ..pipeline.build import check, finished, make
+from ..pipeline.cache import CACHE, BuildOptions, PartCache
+from ..pipeline.owned import Refused, check_root, folder_at, write_tree
+from . import preflight
+from .base import ExportKind, ExportSettings
+from .profiles import MAX_DPI
 
 REPORT = "preflight.json"
 MIN_DPI = 10  # below it a card is a few pixels across, and a thin one none (0.01 dpi: 0 px)
@@ -36,21 +37,22 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     if not MIN_DPI <= settings.dpi <= MAX_DPI:
         raise PnpError(f"--dpi {settings.dpi:g}: an export draws at {MIN_DPI} to {MAX_DPI} dpi")
     check_root(out_root, (f"{name}-export",), (CACHE,))
-    kind_class = {kind.name: kind for kind in outputs.EXPORTS}[to]
-    checked = check(name, cards_dir, BuildOptions(only=(to,)),
-                    kinds=[lambda job: kind_class(job, settings)])
+    kind_class = outputs.registered(to).load()
+    assert issubclass(kind_class, ExportKind)  # the registry's export kinds are
+    place = (f"{name}-export", to)
+    folder = out_root.joinpath(*place)
+
+    def made(job: Job) -> ExportKind:
+        """The export, told where it keeps its images and where it is put in place."""
+        cache = images_cache(out_root, job.game.name, to, job.game.root, progress)
+        return kind_class(job, settings, cache, folder.resolve())
+
+    checked = check(name, cards_dir, BuildOptions(only=(to,)), kinds=[made])
     if errors_only(checked.findings):
         raise PackError(errors_only(checked.findings))
     kind = checked.kinds[0]
-    assert isinstance(kind, ImagesExport)
-    kind.cache = images_cache(out_root, checked.game.name, to, checked.game.root, progress)
-    place = (f"{name}-export", to)
-    folder = out_root.joinpath(*place)
-    if isinstance(kind, TtsExport):
-        kind.folder = folder.resolve()
-    results = make(checked, out_root, progress, workers)
-    files = [file for _, document, result in results
-             for file in kind.finish(document, result.pdf, result.pages)]
+    assert isinstance(kind, ExportKind)
+    files = [file for _, file in finished(make(checked, out_root, progress, workers))]
     for note in kind.notes:
         progress(f"{name}: {note}")
     problems = preflight.findings(kind.inspected)

@@ -18,12 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..files import file_part
-from ..load import Deck
-from ..render import Face
-from ..schema import CardBase, Section
-from .base import Document, File, Side
-from .images import ImagesExport, Pixels
+from ..outputs.base import Document, File
+from ..pack.files import file_part
+from ..pack.load import Deck
+from ..pack.schema import CardBase, Section
+from ..pipeline.execute import Assembled
+from ..plan.render import Face
+from .base import Side
+from .images import ImagesExport
+from .profiles import Pixels
 
 MAX_COLUMNS, MAX_ROWS = 10, 7
 MAX_SIDE = 4096  # px: the largest image TTS loads
@@ -51,14 +54,14 @@ class TtsExport(ImagesExport):
     """A Tabletop Simulator saved object of every deck, with its sheet images."""
 
     name = "tts"
-    folder: Path | None = None  # where the export is put in place, which the URLs name
 
     def check(self) -> list:
         """Nothing a profile could refuse: cells are sized to fit the sheets."""
         return []
 
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+    def finish(self, document: Document, made: Assembled) -> list[File]:
         """The sheets and tiles as PNG files, and the saved object naming them by file URL."""
+        self.draw_from(made)
         folder = self.folder if self.folder is not None else Path(".")
         files: dict[str, bytes] = {}
         objects: list[dict[str, Any]] = []

@@ -41,13 +41,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
-from . import PROJECT_ROOT
-from .assemble import embedded_fonts
-from .colors import contrast, to_hex
-from .files import FileRefused, read_bytes
-from .fonts import BOLD, cut_font, face_key, face_name, is_cjk_language
-from .parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
-from .schema import DEFAULT_LIMITS
+from .. import PROJECT_ROOT
+from ..check.colors import contrast, to_hex
+from ..pack.files import FileRefused, read_bytes
+from ..pack.schema import DEFAULT_LIMITS
+from ..pdf.assemble import embedded_fonts
+from ..plan.parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
+from ..text.fonts import BOLD, cut_font, face_key, face_name, is_cjk_language
 
 PX_PER_MM = 96 / 25.4
 PT_PER_PX = 0.75  # CSS px to PDF points

@@ -19,12 +19,13 @@ from pathlib import Path
 
 from markupsafe import escape
 
-from . import PROJECT_ROOT, layout
-from .errors import RenderError
-from .fonts import sample
-from .owned import running
-from .parts import LaidOut
-from .schema import DEFAULT_LIMITS
+from .. import PROJECT_ROOT
+from ..check.findings import RenderError
+from ..pack.schema import DEFAULT_LIMITS
+from ..pipeline.owned import running
+from ..plan.parts import LaidOut
+from ..text.fonts import sample
+from . import engine as layout
 
 ORPHAN_POLL = 0.5  # seconds between a worker's looks at whether its parent still runs
 PR_SET_PDEATHSIG = 1  # Linux prctl(2): the signal a process gets when its parent dies

@@ -6,19 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from ..assemble import LONG_EDGE
-from ..cache import BuildOptions
-from ..errors import Finding, display_path
-from ..faces import Faces, face_documents
-from ..fonts import FontRegistry
-from ..geometry import Geometry
-from ..load import CardBase, Deck, Game
-from ..manifest import Entry
-from ..parts import LaidOut, Part
-from ..render import Face, Renderer
+from ..check.findings import Finding, display_path
+from ..pack.load import Deck, Game
+from ..pdf.assemble import LONG_EDGE
+from ..pipeline.cache import BuildOptions
+from ..pipeline.manifest import Entry
+from ..plan.faces import Faces, face_documents
+from ..plan.geometry import Geometry
+from ..plan.parts import LaidOut, Part
+from ..plan.render import Renderer
+from ..text.fonts import FontRegistry
 
+if TYPE_CHECKING:
+    from ..pipeline.execute import Assembled
 
 @dataclass
 class Job:
@@ -79,13 +81,12 @@ class OutputKind:
 
     A kind plans its documents (`plan`), may plan more parts once the first are laid out
     (`revise`: the rulebook numbers its pages), and turns each assembled PDF into files and
-    manifest entries (`finish`). `switches` are command-line switches of its own (`booklet`
-    gives `--booklet`), on in `job.options` when given; `check` adds findings to `pnp
-    validate` and to every build's checks. One instance serves one build.
+    manifest entries (`finish`). The switches the registry gives it (`booklet` gives
+    `--booklet`) are on in `job.options` when given; `check` adds findings to `pnp validate`
+    and to every build's checks. One instance serves one build.
     """
 
     name: ClassVar[str]
-    switches: ClassVar[dict[str, str]] = {}
 
     def __init__(self, job: Job) -> None:
         self.job = job
@@ -103,7 +104,7 @@ class OutputKind:
         planned from their page counts; by default it stays as it is."""
         return document
 
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+    def finish(self, document: Document, made: Assembled) -> list[File]:
         """The files an assembled document becomes."""
         raise NotImplementedError
 
@@ -122,53 +123,3 @@ class OutputKind:
         """A manifest entry for one of this kind's PDFs; the kind is named by its file."""
         kind = file.removesuffix(".pdf").removesuffix(f"-{self.job.paper}")
         return Entry(file, kind, self.job.paper, pages, decks or {})
-
-
-@dataclass(frozen=True)
-class ExportSettings:
-    """What `pnp export` was asked for: the profile, the dpi and image format, the print-shop
-    file's page order, crop marks and colour, and how strict the preflight is."""
-
-    profile: str = "generic"
-    dpi: float = 300
-    image_format: str = "png"
-    backs_last: bool = False
-    marks: bool = False
-    cmyk: bool = False
-    strict: bool = False
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of one card as an export shows it: its deck, its number in the deck, the card,
-    front or back, the face drawn, and where the card is written (path, line)."""
-
-    deck: Deck
-    number: int
-    card: CardBase
-    side: str
-    face: Face
-    where: tuple[str, int]
-
-
-class ExportKind(OutputKind):
-    """An output `pnp export` makes and a build never does, written whole into the game's
-    `<game>-export/<name>/` folder; it inspects what it writes for the preflight report."""
-
-    def __init__(self, job: Job, settings: ExportSettings = ExportSettings()) -> None:
-        super().__init__(job)
-        self.settings = settings
-
-    def sides(self) -> list[Side]:
-        """Every card's front, then its back, deck by deck; a double-sided card's back is its
-        own face again, and a single-sided card has none."""
-        renderer, found = self.job.renderer, []
-        for deck in self.job.decks:
-            for number, (card, line) in enumerate(deck.located(), start=1):
-                front = renderer.face(deck, card, line)
-                back = renderer.back(deck, card, front)
-                where = (display_path(deck.path), line)
-                found.append(Side(deck, number, card, "front", front, where))
-                if back is not None:
-                    found.append(Side(deck, number, card, "back", back, where))
-        return found

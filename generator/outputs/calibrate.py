@@ -7,11 +7,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from . import TEMPLATES_DIR
-from .geometry import Box
-from .language import calibration_words
-from .language import languages as languages  # the languages `pnp calibrate --lang` offers
-from .owned import open_root
+from .. import TEMPLATES_DIR
+from ..pipeline.owned import open_root
+from ..plan.geometry import Box
+from ..text.language import calibration_words
 
 SCALE = 6  # mm either side of zero on each back scale
 STATION = 60  # mm from the paper's edge (below the instructions) to the outer stations
@@ -70,10 +69,10 @@ def back_scales(paper: Box, flip: str, offset: tuple[float, float]) -> list[Scal
 def calibration_pdf(paper: Box, flip: str, offset: tuple[float, float],
                     language: str) -> bytes:
     """The two-page calibration PDF: lines on the front, scales on the back."""
-    from .assemble import LONG_EDGE, SHORT_EDGE, finish
-    from .fonts import load_fonts
-    from .layout import html_to_pdf
-    from .render import render_shared
+    from ..layout.engine import html_to_pdf
+    from ..pdf.assemble import LONG_EDGE, SHORT_EDGE, finish
+    from ..plan.render import render_shared
+    from ..text.fonts import load_fonts
 
     fonts = load_fonts()
     family = "Noto Sans SC"

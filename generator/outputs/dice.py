@@ -5,9 +5,10 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from ..assemble import finish
-from ..geometry import Box
-from ..schema import DieSpec
+from ..pack.schema import DieSpec
+from ..pdf.assemble import finish
+from ..pipeline.execute import Assembled
+from ..plan.geometry import Box
 from .base import Document, File, OutputKind
 
 if TYPE_CHECKING:  # reportlab is loaded only for packs with dice
@@ -292,7 +293,7 @@ class DiceOutput(OutputKind):
         """One document of no parts, when the game has dice."""
         return [Document(f"dice-{self.job.paper}.pdf", [])] if self.job.game.spec.dice else []
 
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+    def finish(self, document: Document, made: Assembled) -> list[File]:
         """The nets drawn on the paper, single-sided, printing at their true size."""
         job = self.job
         spec = job.game.spec

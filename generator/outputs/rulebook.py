@@ -23,21 +23,23 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from .. import TEMPLATES_DIR, sandbox
-from ..assemble import impose_booklet
-from ..errors import Finding, PackError, display_path
-from ..faces import Faces
-from ..files import FileRefused, regular
-from ..fonts import FontRegistry
-from ..geometry import Box, Geometry
-from ..impose import booklet_order
-from ..language import pack_words
-from ..load import Deck, Game
-from ..markdown_cjk import cjk_friendly, table_words
-from ..parts import LaidOut, Part
-from ..render import Face, Renderer, css_source
-from ..schema import Limits
-from ..typeset import keep_together
+from .. import TEMPLATES_DIR
+from ..check.findings import Finding, PackError, display_path
+from ..pack.files import FileRefused, regular
+from ..pack.load import Deck, Game
+from ..pack.schema import Limits
+from ..pdf.assemble import impose_booklet
+from ..pipeline.execute import Assembled
+from ..plan import sandbox
+from ..plan.faces import Faces
+from ..plan.geometry import Box, Geometry
+from ..plan.impose import booklet_order
+from ..plan.parts import LaidOut, Part
+from ..plan.render import Face, Renderer, css_source
+from ..text.fonts import FontRegistry
+from ..text.language import pack_words
+from ..text.markdown_cjk import cjk_friendly, table_words
+from ..text.typeset import keep_together
 from .base import Document, File, OutputKind
 
 
@@ -395,8 +397,6 @@ class RulebookOutput(OutputKind):
     """The rulebook on the paper, and with `--booklet` also imposed as a booklet."""
 
     name = "rulebook"
-    switches = {"booklet": "also write rulebook-booklet-<paper>.pdf: half-size pages two up "
-                "on the paper, in saddle-stitch order"}
 
     def check(self) -> list[Finding]:
         """Every reference in the rulebook names data that exists."""
@@ -439,9 +439,9 @@ class RulebookOutput(OutputKind):
         return Document(document.file, [Part(front, start.origin), *chapters], document.faces,
                         document.drawn, Part(folios, start.origin), document.duplex, [start])
 
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+    def finish(self, document: Document, made: Assembled) -> list[File]:
         """The PDF (the booklet imposed two up), and the HTML when asked for."""
-        job = self.job
+        job, pdf, pages = self.job, made.pdf, made.pages
         book, booklet = self.books[document.file]
         if booklet:
             pdf = impose_booklet(pdf, job.geometry.papers[job.paper], book.order(pages))

@@ -3,13 +3,24 @@ one PDF a group (cards, boards, tokens, …)."""
 
 from __future__ import annotations
 
-from ..assemble import LONG_EDGE, SHORT_EDGE
-from ..errors import Finding, display_path
-from ..impose import Duplex, Item, Piece, Sheet, marks_svg, overview, overview_scale, pack, tile
-from ..load import Deck
-from ..parts import Part
-from ..render import Face
-from ..yamlfile import line_of
+from ..check.findings import Finding, display_path
+from ..pack.load import Deck
+from ..pack.yamlfile import line_of
+from ..pdf.assemble import LONG_EDGE, SHORT_EDGE
+from ..pipeline.execute import Assembled
+from ..plan.impose import (
+    Duplex,
+    Item,
+    Piece,
+    Sheet,
+    marks_svg,
+    overview,
+    overview_scale,
+    pack,
+    tile,
+)
+from ..plan.parts import Part
+from ..plan.render import Face
 from .base import Document, File, OutputKind
 
 
@@ -17,9 +28,6 @@ class SheetsOutput(OutputKind):
     """Every deck printed on sheets with crop marks, grouped by its `output` in game.yaml."""
 
     name = "sheets"
-    switches = {"no_backs": "leave the backs pages out",
-                "fold": "gutter-fold sheets for printers without duplex: each front beside "
-                        "its back, to fold down the middle, glue and cut"}
 
     def check(self) -> list[Finding]:
         """An overview page shrinks its component: say so when that prints its text below
@@ -130,8 +138,9 @@ class SheetsOutput(OutputKind):
             "face_keys": job.faces.keys if with_faces else None,
         })
 
-    def finish(self, document: Document, pdf: bytes, pages: int) -> list[File]:
+    def finish(self, document: Document, made: Assembled) -> list[File]:
         """The PDF, and its HTML when asked for."""
+        pdf, pages = made.pdf, made.pages
         files = []
         if document.file in self.html:
             files.append(File(document.file.replace(".pdf", ".html"),

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from . import PACK_BUILD
-from .errors import Finding, PackError, PnpError
+from .. import PACK_BUILD
+from ..check.findings import Finding, PackError, PnpError
 from .files import CHUNK, too_big
 
 TIMEOUT = 120  # seconds one git command may run
@@ -38,6 +38,8 @@ ENVIRONMENT = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
 
 class GitError(PnpError):
     """Git could not name or read a revision; the message says why, on one line."""
+
+    code = "E103"
 
 
 def commit_of(folder: Path, revision: str) -> str:

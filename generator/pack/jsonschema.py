@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..pipeline.owned import open_named
 from .files import FileRefused, inside, read_bytes
-from .owned import open_named
 from .rules import PLACEHOLDER
 from .schema import CardBase, DeckSpec, FieldSpec, GameSpec, card_model
 from .spreadsheet import is_spreadsheet

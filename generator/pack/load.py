@@ -11,19 +11,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from . import BUILD_DIR, CARDS_DIR, DEFAULT_GAME, PACK_BUILD
-from .errors import Finding, PackError, display_path
+from .. import CARDS_DIR
+from ..check.findings import Finding, PackError, display_path
+from ..text.language import check_words
 from .files import FileRefused, regular
-from .language import check_words
+from .place import pack_dir
 from .rules import expand_tree, plain, strings
-from .schema import (
-    CardBase,
-    DeckSpec,
-    GameSpec,
-    Limits,
-    accepted_keys,
-    card_model,
-)
+from .schema import CardBase, DeckSpec, GameSpec, Limits, accepted_keys, card_model
 from .spreadsheet import is_spreadsheet, read_deck, sheet_misplaced
 from .yamlfile import LineDict, Naming, line_of, read_yaml
 
@@ -152,53 +146,6 @@ class Game:
     def limits(self) -> Limits:
         """What the pack may ask for (game.yaml `limits`): file sizes, counts, templates."""
         return self.spec.limits
-
-
-def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
-    """Return the folder of a game pack, or raise a clean error listing the known games."""
-    root = cards_dir / name
-    if not (root / "game.yaml").is_file():
-        known = ", ".join(list_games(cards_dir)) or "none"
-        raise PackError([Finding(display_path(root), 0, f"no game '{name}' (known: {known})",
-                                 "E001")])
-    return root
-
-
-@dataclass(frozen=True)
-class PackPlace:
-    """Where a pack named on the command line is: its name, the folder holding it, and
-    where its builds go unless --out says."""
-
-    name: str
-    cards_dir: Path
-    out_root: Path
-
-
-def locate_pack(given: str | None, cards_dir: Path | None = None,
-                default: str = DEFAULT_GAME) -> PackPlace:
-    """A pack by folder (`.`, `../my-game`, `~/games/x`: one holding game.yaml, which builds
-    into its own build/) or by name under `cards_dir`; none given: the current folder when
-    it holds a game.yaml, else `default` under cards/."""
-    folder = None
-    if given is None and cards_dir is None and Path("game.yaml").is_file():
-        folder = Path.cwd()
-    elif given is not None and cards_dir is None:
-        path = Path(given).expanduser()
-        if path.name == "game.yaml":
-            path = path.parent
-        looks_like_path = os.sep in given or given.startswith((".", "~"))
-        if looks_like_path or (path / "game.yaml").is_file():
-            folder = path.resolve()
-    if folder is not None and folder.parent != CARDS_DIR.resolve():
-        return PackPlace(folder.name, folder.parent, folder / PACK_BUILD)
-    if folder is not None:
-        return PackPlace(folder.name, CARDS_DIR, BUILD_DIR)
-    return PackPlace(given or default, cards_dir or CARDS_DIR, BUILD_DIR)
-
-
-def list_games(cards_dir: Path = CARDS_DIR) -> list[str]:
-    """Names of every folder under cards/ that holds a game.yaml."""
-    return sorted(p.parent.name for p in cards_dir.glob("*/game.yaml"))
 
 
 FATAL = "; nothing else was checked, as the rest depends on it"

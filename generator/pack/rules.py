@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import Finding
+from ..check.findings import Finding
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*"
 PLACEHOLDER = re.compile(r"\{\s*(" + _NAME + r"(?:\s*[-+]\s*(?:" + _NAME + r"|\d+))*)\s*\}")

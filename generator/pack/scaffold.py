@@ -1,6 +1,6 @@
 """`pnp new`: a small working pack written into a new or empty folder, to start a game from.
 
-The pack's files are plain files in `generator/scaffolds/<language>/`, copied with the title
+The pack's files are plain files in `generator/data/scaffolds/<language>/`, copied with the title
 filled in; its YAML files point the editor at the schemas (`jsonschema.py`), written with it.
 """
 
@@ -11,10 +11,10 @@ import re
 import shutil
 from pathlib import Path
 
-from . import PACKAGE_DIR
-from .errors import PnpError
+from .. import PACKAGE_DIR
+from ..check.findings import PnpError
 
-SCAFFOLDS = PACKAGE_DIR / "scaffolds"
+SCAFFOLDS = PACKAGE_DIR / "data" / "scaffolds"
 TITLE = "@TITLE@"  # in a scaffold's game.yaml and README.md: the game's title
 
 

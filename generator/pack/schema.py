@@ -6,10 +6,10 @@ import datetime
 from functools import cache
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
-from . import TEMPLATES_DIR
+from .. import TEMPLATES_DIR
+from ..data import read_data_yaml
 
 Color = Annotated[str, StringConstraints(pattern=r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]+)$")]
 FontFamily = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9 _-]+$")]
@@ -49,7 +49,7 @@ class BackSpec(Strict):
 
     template: str = "back"
     color: Color
-    accent: Color = "#d9b25f"
+    accent: Color | None = None  # the frame and motto; by default white, darkened to read
     emblem: str | None = None
     pattern: str | None = None
     text: str | None = None
@@ -166,7 +166,7 @@ DEFAULT_LIMITS = Limits()  # game.yaml itself is read with these, and a page tha
 @cache
 def print_readability() -> dict[str, float]:
     """The `readability` block of templates/print.yaml: the smallest text sizes, in pt."""
-    data = yaml.safe_load((TEMPLATES_DIR / "print.yaml").read_text(encoding="utf-8"))
+    data = read_data_yaml(TEMPLATES_DIR / "print.yaml")
     return {key: float(value) for key, value in data["readability"].items()}
 
 
@@ -201,7 +201,7 @@ class GameSpec(Strict):
     subtitle: str | None = None
     date: str | datetime.date | None = Field(None, description="the edition's date, printed on "
                                              "the rulebook cover")
-    language: str = Field("zh-CN", description="the pack's language: its table in "
+    language: str = Field("en", description="the pack's language (default: en): its table in "
                           "templates/lang/ gives the words the shared templates print")
     words: dict[str, str] = Field({}, description="the pack's own words for any entry of the "
                                   "language table (`words: {draft: Proof}`)")

@@ -28,7 +28,7 @@ from xml.parsers import expat
 import yaml
 from pydantic import BaseModel
 
-from .errors import CellRef, Finding, PackError, PnpError, display_path
+from ..check.findings import CellRef, Finding, PackError, PnpError, display_path
 from .files import FileRefused, decode, inside, read_bytes
 from .rules import PLACEHOLDER, plain
 from .schema import CardBase, DeckSpec, Limits, card_model
@@ -52,6 +52,8 @@ Value = Any  # a cell as read: str (CSV), or str, int, float, bool, a date or No
 
 class SpreadsheetError(PnpError):
     """A deck that cannot be written as CSV and read back the same."""
+
+    code = "E106"
 
 
 class _Bad(Exception):

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from .errors import Finding, display_path
+from ..check.findings import Finding, display_path
 from .files import FileRefused, inside, read_text
 from .schema import DEFAULT_LIMITS, Limits
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from .geometry import Box
-from .parts import FaceBox, LaidOut
+from ..plan.geometry import Box
+from ..plan.parts import FaceBox, LaidOut
 
 MM = 72 / 25.4  # PDF points per millimetre
 KAPPA = 0.5523  # a quarter circle as one Bezier curve: control points this far along the tangents
@@ -194,7 +194,7 @@ def embedded_fonts(data: bytes, names: Mapping[str, str] | None = None,
     nothing needs it."""
     import pikepdf
 
-    from .fonts import identity_charset
+    from ..text.fonts import identity_charset
 
     whole = names is None and marks is None
     renamed = {pikepdf.Name("/" + old): pikepdf.Name("/" + new)
@@ -235,7 +235,7 @@ def _one_font_per_face(pdf: Any, fonts: Mapping[str, Path], recodings: Recodings
     whole font is not among `fonts` stays as it is; the marks are taken out."""
     import pikepdf
 
-    from .fonts import cut_glyphs, face_name
+    from ..text.fonts import cut_glyphs, face_name
 
     groups: dict[str, list[Any]] = {}
     for font in pdf.objects:

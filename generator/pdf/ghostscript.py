@@ -29,7 +29,7 @@ from pathlib import Path
 
 from PIL import Image, ImageSequence
 
-from .errors import PnpError
+from ..check.findings import PnpError
 
 PDFX = "PDF/X-1a:2003"
 MISSING = "the CMYK print-shop file needs Ghostscript: sudo apt-get install ghostscript"
@@ -44,6 +44,12 @@ FORBIDDEN = re.compile(rb"/(DeviceRGB|CalRGB|CalGray|ICCBased|Lab|SMask|Transpar
 PAGE = re.compile(rb"/Type\s*/Page\b")
 TRIM_BOX = re.compile(rb"/TrimBox\s*\[")
 FILE_ID = re.compile(rb"/ID \[<[0-9A-F]{32}><[0-9A-F]{32}>\]")
+
+
+class GhostscriptError(PnpError):
+    """Ghostscript is missing, failed or took too long."""
+
+    code = "E104"
 
 
 @dataclass(frozen=True)
@@ -147,7 +153,7 @@ def _gs() -> str:
     """Ghostscript's path, or a clean error saying how to install it."""
     found = shutil.which("gs")
     if found is None:
-        raise PnpError(MISSING)
+        raise GhostscriptError(MISSING)
     return found
 
 
@@ -159,10 +165,10 @@ def _run(command: list[str], folder: str) -> str:
         done = subprocess.run(command, cwd=folder, env=environment, capture_output=True,
                               timeout=TIMEOUT, check=False)
     except subprocess.TimeoutExpired:
-        raise PnpError(f"Ghostscript took more than {TIMEOUT} s and was stopped") from None
+        raise GhostscriptError(f"Ghostscript took more than {TIMEOUT} s and was stopped") from None
     said = " ".join((done.stdout + done.stderr).decode(errors="replace").split())
     if done.returncode != 0:
-        raise PnpError(f"Ghostscript failed ({done.returncode}): {said[-500:]}")
+        raise GhostscriptError(f"Ghostscript failed ({done.returncode}): {said[-500:]}")
     return said
 
 

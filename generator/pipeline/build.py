@@ -9,21 +9,28 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import BUILD_DIR, CARDS_DIR, outputs
-from .assemble import unsound
+from .. import BUILD_DIR, CARDS_DIR, outputs
+from ..check.findings import (
+    Finding,
+    PackError,
+    RenderError,
+    display_path,
+    errors_only,
+    hidden_by,
+)
+from ..check.validate import validate
+from ..layout.workers import Workers
+from ..outputs.base import Document, File, Job, OutputKind
+from ..pack.load import Game, load_game
+from ..pack.yamlfile import line_of
+from ..pdf.assemble import unsound
+from ..plan.geometry import Box, load_geometry
+from ..plan.render import Renderer
+from ..text.fonts import load_fonts
 from .cache import CACHE, BuildOptions, PartCache, input_digest, parts_place
-from .errors import Finding, PackError, RenderError, display_path, errors_only
 from .execute import Assembled, Executor, Site
-from .fonts import load_fonts
-from .geometry import Box, load_geometry
-from .load import Game, load_game
 from .manifest import SETS, Output, Written, write_set
-from .outputs import Document, Job, OutputKind
 from .owned import check_root
-from .render import Renderer
-from .validate import validate
-from .workers import Workers
-from .yamlfile import line_of
 
 Progress = Callable[[str], None]
 
@@ -47,7 +54,7 @@ class Checked:
 def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildOptions(),
           kinds: Sequence[Callable[[Job], OutputKind]] | None = None) -> Checked:
     """Load and validate a game; every finding, the kinds' own checks included (`kinds` makes
-    each kind for the job; by default those of outputs.KINDS the options ask for).
+    each kind for the job; by default the registry's build kinds the options ask for).
 
     Only a game.yaml that cannot be read stops it (PackError); otherwise the job plans the
     cards that have no error of their own, and `unchecked` says what that leaves out.
@@ -59,7 +66,8 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
     report = validate(game, geometry, fonts, renderer)
     job = Job(game, geometry, fonts, options, renderer, report.decks)
     if kinds is None:
-        kinds = [kind for kind in outputs.KINDS if not options.only or kind.name in options.only]
+        kinds = [kind.load() for kind in outputs.made_by(outputs.BUILD)
+                 if not options.only or kind.name in options.only]
     made = [make(job) for make in kinds]
     findings = report.findings + [finding for kind in made for finding in kind.check()]
     return Checked(job, made, sorted(set(reported(game, findings))), report.unchecked)
@@ -178,6 +186,14 @@ def make(checked: Checked, out_root: Path, progress: Progress,
     return results
 
 
+def finished(results: list[tuple[OutputKind, Document, Assembled]]
+             ) -> list[tuple[OutputKind, File]]:
+    """Each made document finished by its kind into files, in order: the one loop of every
+    command that makes outputs."""
+    return [(kind, file) for kind, document, made in results
+            for file in kind.finish(document, made)]
+
+
 def build_game(
     name: str,
     options: BuildOptions = BuildOptions(),
@@ -214,8 +230,8 @@ def build_game(
         raise PackError(found if options.strict else errors_only(found))
     for finding in found:
         progress(str(finding))
-    files = [Output(file.name, file.data, kind.name, file.entry) for kind, document, result
-             in results for file in kind.finish(document, result.pdf, result.pages)]
+    files = [Output(file.name, file.data, kind.name, file.entry)
+             for kind, file in finished(results)]
     for file in files:
         problem = unsound(file.data) if file.name.endswith(".pdf") else None
         if problem:
@@ -264,6 +280,6 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
     for _, document in planned:
         executor.check_links(document)
     found = reported(checked.game, executor.findings(sites(checked.game)))
-    if any(finding.code == "E080" for finding in checked.findings):
-        found = [finding for finding in found if finding.code != "E081"]  # its backstop
+    hidden = hidden_by(checked.findings)  # a missing glyph hides its backstop on the page
+    found = [finding for finding in found if finding.code not in hidden]
     return Report(sorted(set(checked.findings + found)), unchecked)

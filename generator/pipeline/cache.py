@@ -21,11 +21,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from . import FONTS_DIR, TEMPLATES_DIR
-from .errors import CODES
-from .files import FileRefused
-from .owned import Folder, Refused, open_path, open_root
-from .parts import (
+from .. import FONTS_DIR, TEMPLATES_DIR
+from ..check.findings import CODES
+from ..pack.files import FileRefused
+from ..plan.parts import (
     FaceBox,
     Found,
     LaidOut,
@@ -36,6 +35,7 @@ from .parts import (
     source_files,
     stamp,
 )
+from .owned import Folder, Refused, open_path, open_root
 
 Notice = Callable[[str], None]
 

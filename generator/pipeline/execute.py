@@ -8,23 +8,23 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
-from . import PROJECT_ROOT
-from .assemble import MM, FaceSource, Recodings, join, unsound
+from .. import PROJECT_ROOT
+from ..check.findings import CODES, Finding, RenderError
+from ..layout.workers import Workers
+from ..outputs.base import Document
+from ..pack.files import FileRefused, read_text
+from ..pack.schema import DEFAULT_LIMITS
+from ..pdf.assemble import MM, FaceSource, Recodings, join, unsound
+from ..plan.faces import face_anchor
+from ..plan.geometry import MIN_DPI
+from ..plan.parts import Found, LaidOut, Part, part_key
+from ..text.fonts import FontRegistry, face_key
 from .cache import PartCache
-from .errors import Finding, RenderError
-from .faces import face_anchor
-from .files import FileRefused, read_text
-from .fonts import FontRegistry, face_key
-from .geometry import MIN_DPI
-from .outputs import Document
-from .parts import Found, LaidOut, Part, part_key
-from .schema import DEFAULT_LIMITS
-from .workers import Workers
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Assembled:
     parts: int
     laid_out: int
     seconds: float
+    laid: dict[str, LaidOut] = field(default_factory=dict, repr=False)  # its parts, by key
 
 
 class Site(NamedTuple):
@@ -134,7 +135,7 @@ class Executor:
         seconds = sum(self.done[key].seconds for key in mine)
         pages = sum(part.pages for part in laid)
         result = Assembled(document.file, b"", pages, len({p.key for p in every}), len(mine),
-                           seconds)
+                           seconds, {p.key: self.done[p.key] for p in every if p.key in self.done})
         if not self.write or not document.parts or self.failed(every):
             return result  # nothing to join: not written, drawn by its kind, or failed
         try:
@@ -153,7 +154,8 @@ class Executor:
             self.wait(kept)
             pdf = self._joined(document)
             pages = sum(self.done[part.key].pages for part in document.parts)
-        return Assembled(document.file, pdf, pages, result.parts, result.laid_out, seconds)
+        return Assembled(document.file, pdf, pages, result.parts, result.laid_out, seconds,
+                         {part.key: self.done[part.key] for part in every})
 
     def _joined(self, document: Document) -> bytes:
         """A document's parts joined, its faces drawn into them, its overlay over them; taken
@@ -205,7 +207,7 @@ class Executor:
                         for anchor in sorted(self.dangling.get(key, ()))]
             for found in laid.found + dangling:
                 finding = locate(found, self.origins[key], sites)
-                group = (found.code, finding.path, finding.line) if found.code == "W072" \
+                group = (found.code, finding.path, finding.line) if CODES[found.code].grouped \
                     else (finding,)
                 if group not in located or finding < located[group]:
                     located[group] = finding
@@ -215,7 +217,7 @@ class Executor:
 def locate(found: Found, origin: str, sites: dict[str, Site]) -> Finding:
     """One thing found on a laid-out page, at the place a designer would fix it."""
     site = sites.get(found.source)
-    if site is not None and found.code == "W072":
+    if site is not None and CODES[found.code].grouped:
         return Finding(site.group_path, site.group_line, f"{site.group}: {found.message}",
                        found.code)
     if site is not None:

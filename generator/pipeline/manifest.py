@@ -22,9 +22,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..check.findings import RenderError
+from ..pack.files import FileRefused
 from .cache import sha256
-from .errors import RenderError
-from .files import FileRefused
 from .owned import MARK, Folder, Refused, open_path, open_root
 
 SETS = ".sets"  # under the output folder: every game's sets

@@ -14,7 +14,6 @@ was); a new record is linked into place, so one that exists is never overwritten
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import hashlib
 import json
@@ -23,10 +22,12 @@ import secrets
 import shutil
 import stat
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
+from typing import Any
 
-from .errors import RenderError
-from .files import FileRefused, read_bytes
+from ..check.findings import RenderError
+from ..pack.files import FileRefused, read_bytes
 
 MARK = ".pnp-made"
 TEMP = ".tmp"  # the ending of a temporary file or folder's name; its name holds the pid
@@ -214,8 +215,9 @@ class Folder:
     def exchange(self, one: str, other: str) -> None:
         """Swap two folders' names in one step (renameat2 RENAME_EXCHANGE); where the system
         cannot, two renames through a temporary name."""
-        if _renameat2 is not None and _renameat2(self.fd, _plain(one).encode(), self.fd,
-                                                 _plain(other).encode(), EXCHANGE) == 0:
+        renameat2 = _renameat2()
+        if renameat2 is not None and renameat2(self.fd, _plain(one).encode(), self.fd,
+                                               _plain(other).encode(), EXCHANGE) == 0:
             return
         between = f".swap.{os.getpid()}.{secrets.token_hex(4)}{TEMP}"
         self.rename(one, between)
@@ -283,8 +285,12 @@ class Folder:
                     self.remove(name)
 
 
-def _load_renameat2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    """glibc's renameat2, where this system has it."""
+@cache
+def _renameat2() -> Any:
+    """glibc's renameat2, where this system has it (loaded when first asked for: ctypes is
+    slow to import, and a build with nothing to do swaps no folder)."""
+    import ctypes
+
     try:
         function = ctypes.CDLL(None, use_errno=True).renameat2
     except (AttributeError, OSError):
@@ -295,7 +301,6 @@ def _load_renameat2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
 
 
 EXCHANGE = 2  # RENAME_EXCHANGE
-_renameat2 = _load_renameat2()
 
 
 def running(pid: int) -> bool:

@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
 
-from . import BUILD_DIR, CARDS_DIR, FONTS_DIR, PACK_BUILD, TEMPLATES_DIR
+from .. import BUILD_DIR, CARDS_DIR, FONTS_DIR, PACK_BUILD, TEMPLATES_DIR
+from ..check.findings import PackError, PnpError
+from ..layout.workers import Workers
+from ..text.fonts import load_fonts
 from .build import Progress, build_game
 from .cache import BuildOptions
-from .errors import PackError, PnpError
-from .fonts import load_fonts
-from .workers import Workers
 
 POLL = 0.05  # seconds between looks at the files just after a build
 IDLE_POLL = 0.5  # what the pause between looks doubles up to while nothing changes

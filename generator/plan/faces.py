@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import display_path
-from .fonts import FontRegistry
+from ..check.findings import display_path
+from ..pack.load import Deck, Game
+from ..text.fonts import FontRegistry
 from .geometry import Box
-from .load import Deck, Game
 from .parts import Part
 from .render import Face, Renderer
 

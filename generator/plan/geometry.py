@@ -6,9 +6,8 @@ import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import yaml
-
-from . import TEMPLATES_DIR
+from .. import TEMPLATES_DIR
+from ..data import read_data_yaml
 
 MIN_DPI = 300  # raster images print at least this sharp
 
@@ -140,7 +139,7 @@ class Geometry:
 
 def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
     """Read print.yaml."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_data_yaml(path)
     marks = data["marks"]
     return Geometry(
         papers={k: Box(**v) for k, v in data["papers"].items()},

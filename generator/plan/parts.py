@@ -12,14 +12,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
-from . import PACK_BUILD, PACKAGE_DIR
-from .errors import CODES
+from .. import PACK_BUILD, PACKAGE_DIR
+from ..check.findings import CODES
 
 LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py", "qrcode",
              "uharfbuzz", "pyphen")
@@ -61,38 +61,75 @@ def code_digest() -> str:
     return _code_hash(source_files(PACKAGE_DIR, "*.py"))
 
 
+def library_versions() -> dict[str, str]:
+    """The installed version of each library that draws pages, read off the names of the
+    metadata folders on the path as Python finds them (`jinja2-3.1.6.dist-info`): importing
+    importlib.metadata would cost a build with nothing to do more than the rest of its check."""
+    wanted = {re.sub(r"[-_.]+", "_", name).lower(): name for name in LIBRARIES}
+    found: dict[str, str] = {}
+    for folder in sys.path:
+        try:
+            names = sorted(os.listdir(folder or "."))
+        except OSError:
+            continue
+        for entry in names:
+            stem = entry.removesuffix(".dist-info")
+            name, _, version = stem.partition("-")
+            key = re.sub(r"[-_.]+", "_", name).lower()
+            if stem != entry and key in wanted and wanted[key] not in found:
+                found[wanted[key]] = version
+    if len(found) < len(LIBRARIES):  # installed some other way: ask the metadata
+        from importlib import metadata
+
+        found |= {name: metadata.version(name) for name in LIBRARIES if name not in found}
+    return {name: found[name] for name in LIBRARIES}
+
+
 def _code_hash(files: list[Path]) -> str:
     """One hash of some of the package's modules and the versions of the libraries that draw
     pages."""
     digest = hashlib.sha256()
-    for name in LIBRARIES:
-        digest.update(f"{name}={metadata.version(name)}\n".encode())
+    for name, version in library_versions().items():
+        digest.update(f"{name}={version}\n".encode())
     hash_files(digest, PACKAGE_DIR, files)
     return digest.hexdigest()
 
 
-LAYOUT_MODULE = "layout"  # the module that turns a part's HTML into its PDF, in a worker
-# An import at a module's top level: `from .fonts import cut_font`, `from . import PROJECT_ROOT`.
-TOP_IMPORT = re.compile(r"^from \.(\w*) import \(?([\w, ]+)", re.MULTILINE)
+LAYOUT_MODULE = "layout.engine"  # the module that turns a part's HTML into its PDF, in a worker
+# An import at a module's top level: `from ..text.fonts import cut_font`, `from .. import X`.
+TOP_IMPORT = re.compile(r"^from (\.+)([\w.]*) import \(?([\w, ]+)", re.MULTILINE)
+
+
+def _module_file(name: str) -> Path | None:
+    """The file of a module of the package named by its dotted name ('' is the package)."""
+    folder = PACKAGE_DIR.joinpath(*name.split(".")) if name else PACKAGE_DIR
+    for path in (folder.with_suffix(".py"), folder / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
 
 
 def layout_modules() -> list[Path]:
-    """The package's modules a part's PDF comes from: `layout` and every module it imports at
-    its top level, theirs too (an import inside a function, or for type checking only, runs
-    nowhere a part is laid out)."""
-    found: set[str] = set()
-    todo = ["__init__", LAYOUT_MODULE]
+    """The package's modules a part's PDF comes from: `layout.engine` and every module it
+    imports at its top level, theirs too, with the packages they sit in (an import inside a
+    function, or for type checking only, runs nowhere a part is laid out)."""
+    found: dict[str, Path] = {}
+    todo = ["", LAYOUT_MODULE]
     while todo:
         name = todo.pop()
-        if name in found:
+        path = _module_file(name)
+        if name in found or path is None:
             continue
-        found.add(name)
-        source = (PACKAGE_DIR / f"{name}.py").read_text(encoding="utf-8")
-        for module, names in TOP_IMPORT.findall(source):
-            todo += [module] if module else [
-                given for given in (item.strip() for item in names.split(","))
-                if (PACKAGE_DIR / f"{given}.py").is_file()]
-    return sorted(PACKAGE_DIR / f"{name}.py" for name in found)
+        found[name] = path
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        package = [part for part in package if part]
+        todo += [".".join(package[:depth]) for depth in range(len(package) + 1)]
+        for dots, module, names in TOP_IMPORT.findall(path.read_text(encoding="utf-8")):
+            target = ".".join([*package[:len(package) - len(dots) + 1], *filter(None, [module])])
+            todo.append(target)
+            todo += [f"{target}.{given}".lstrip(".") for given in
+                     (item.strip() for item in names.split(",")) if given]
+    return sorted(found.values())
 
 
 @cache

@@ -12,18 +12,19 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from . import FONTS_DIR, TEMPLATES_DIR, sandbox
-from .colors import ink
-from .errors import Finding, PackError, display_path
-from .files import FileRefused, pack_text
-from .fonts import FontRegistry
+from .. import FONTS_DIR, TEMPLATES_DIR
+from ..check.colors import ink
+from ..check.findings import Finding, PackError, display_path
+from ..pack.files import FileRefused, pack_text
+from ..pack.load import Deck, Game
+from ..pack.schema import CardBase, Limits
+from ..pack.yamlfile import line_of
+from ..text.fonts import FontRegistry
+from ..text.language import pack_words
+from ..text.typeset import keep_together
+from . import sandbox
 from .geometry import Geometry
-from .language import pack_words
-from .load import Deck, Game
 from .parts import CSS_SOURCE
-from .schema import CardBase, Limits
-from .typeset import keep_together
-from .yamlfile import line_of
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -267,7 +268,7 @@ class Renderer:
 
 def render_shared(name: str, **context: Any) -> str:
     """One of the project's own templates that no game is in (the calibration page)."""
-    from .schema import DEFAULT_LIMITS
+    from ..pack.schema import DEFAULT_LIMITS
 
     template = _environment(TEMPLATES_DIR, DEFAULT_LIMITS).get_template(name)
     return sandbox.render(template, DEFAULT_LIMITS, **context)

@@ -29,10 +29,10 @@ from jinja2.exceptions import SecurityError
 from jinja2.loaders import split_template_path
 from jinja2.sandbox import SandboxedEnvironment
 
-from . import TEMPLATES_DIR
-from .errors import Finding, display_path
-from .files import FileRefused, inside, read_text
-from .schema import GameSpec, Limits
+from .. import TEMPLATES_DIR
+from ..check.findings import Finding, display_path
+from ..pack.files import FileRefused, inside, read_text
+from ..pack.schema import GameSpec, Limits
 
 MAX_TRUSTED = 1 << 30  # the project's templates are read whatever the pack's limit
 TEMPLATE_SUFFIXES = (".j2", ".md")  # the files whose frames locate a template's line

@@ -14,14 +14,13 @@ from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from . import FONTS_DIR
-from .errors import Finding, display_path
-from .files import FileRefused, inside, read_bytes
+from .. import FONTS_DIR
+from ..check.findings import Finding, display_path
+from ..data import read_data_yaml
+from ..pack.files import FileRefused, inside, read_bytes
 
 if TYPE_CHECKING:
-    from .load import Game
+    from ..pack.load import Game
 
 CJK_LANGUAGES = {"zh", "ja", "ko"}  # languages set CJK first; their scripts have no italic
 IDEOGRAPHS = frozenset(range(0x4E00, 0xA000))  # CJK Unified Ideographs: a CJK family has most
@@ -139,7 +138,7 @@ class FontRegistry:
     def for_game(self, game: Game) -> FontRegistry:
         """The registry with the pack's own font files (game.yaml `font_files`) added; a file
         that cannot be used is left out, and said in `findings` at its line."""
-        from .yamlfile import line_of
+        from ..pack.yamlfile import line_of
 
         where = display_path(game.root / "game.yaml")
         faces: list[FontFace] = []
@@ -391,7 +390,7 @@ def _resolve(source: str) -> Path:
 
 def load_fonts(path: Path = FONTS_DIR / "fonts.yaml") -> FontRegistry:
     """Read the registry and check that every file is present."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_data_yaml(path)
     faces = []
     for entry in data["faces"]:
         file = _resolve(entry["source"])

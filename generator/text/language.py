@@ -8,13 +8,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+from .. import TEMPLATES_DIR
+from ..check.findings import Finding
+from ..data import read_data_yaml
 
-from . import TEMPLATES_DIR
-from .errors import Finding
-from .schema import GameSpec
+if TYPE_CHECKING:
+    from ..pack.schema import GameSpec
 
 LANG_DIR = TEMPLATES_DIR / "lang"
 FALLBACK = "en"  # the table behind every other, and the one a language without a table gets
@@ -36,7 +37,7 @@ def table_name(language: str) -> str | None:
 
 def _table(name: str) -> dict[str, Any]:
     """One table as written, read afresh (`pnp watch` sees an edit)."""
-    return dict(yaml.safe_load((LANG_DIR / f"{name}.yaml").read_text(encoding="utf-8")))
+    return dict(read_data_yaml(LANG_DIR / f"{name}.yaml"))
 
 
 def table(language: str) -> dict[str, str]:

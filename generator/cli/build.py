@@ -1,0 +1,99 @@
+"""`pnp build`, `rulebook`, `watch` and `validate`: a game's outputs, and its checks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from typing import Any
+
+from ..pipeline.cache import input_digest
+from ..pipeline.manifest import is_fresh
+from .common import EXIT_ERRORS, EXIT_OK, options, places, progress
+
+
+def cmd_build(args: argparse.Namespace, only: tuple[str, ...] = ()) -> int:
+    """Validate, then render every output of each game whose inputs changed."""
+    chosen = options(args, only)
+    for name, cards, out in places(args):
+        pack = cards / name
+        if not args.force and (pack / "game.yaml").is_file() and is_fresh(
+                out / name, chosen.paper, input_digest(pack, chosen)):
+            progress(f"{name}: up to date (nothing changed since the last build; --force "
+                     "rebuilds)")
+            continue
+        from ..pipeline.build import build_game
+
+        build_game(name, chosen, out_root=out, cards_dir=cards, progress=progress)
+    return EXIT_OK
+
+
+def cmd_rulebook(args: argparse.Namespace) -> int:
+    """Validate, then write only the rulebook of each game."""
+    return cmd_build(args, only=("rulebook",))
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Build a game, then again each time one of its files changes, until Ctrl-C."""
+    from ..pipeline.watch import watch
+
+    [(name, cards, out)] = places(argparse.Namespace(**{**vars(args), "games": [args.game]}))
+    watch(name, options(args), out_root=out, cards_dir=cards, progress=progress)
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Check each game and print every finding, then a summary (or all of it as JSON)."""
+    from ..pipeline.build import validate_game
+
+    status, report = EXIT_OK, []
+    for name, cards, out in places(args):
+        result = validate_game(name, cards, options(args), out, progress=progress)
+        errors = sum(f.level == "error" for f in result.findings)
+        warnings = len(result.findings) - errors
+        if errors or (args.strict and warnings):
+            status = EXIT_ERRORS
+        if args.json:
+            report.append({"game": name, "errors": errors, "warnings": warnings,
+                           "findings": [asdict(f) for f in result.findings],
+                           "unchecked": result.unchecked})
+            continue
+        for finding in result.findings:
+            print(finding)
+        unchecked = f"; not checked: {', '.join(result.unchecked)}" if result.unchecked else ""
+        print(f"{name}: {errors} errors, {warnings} warnings{unchecked}")
+    if args.json:
+        print(json.dumps({"games": report}, ensure_ascii=False, indent=2))
+    return status
+
+
+def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.ArgumentParser,
+                 games: dict[str, Any]) -> None:
+    """Add this group's commands to the parser."""
+    build = sub.add_parser("build", parents=[common],
+                           help="validate and render PDFs into build/<game>/")
+    build.add_argument("games", **games)
+    build.add_argument("--html", action="store_true", help="also write the HTML of each PDF")
+    build.add_argument("--force", action="store_true",
+                       help="build even when nothing changed since the last build")
+    build.set_defaults(func=cmd_build)
+
+    rulebook = sub.add_parser("rulebook", parents=[common],
+                              help="validate and write only the rulebook PDF")
+    rulebook.add_argument("games", **games)
+    rulebook.add_argument("--html", action="store_true", help="also write the HTML")
+    rulebook.add_argument("--force", action="store_true",
+                          help="build even when nothing changed since the last build")
+    rulebook.set_defaults(func=cmd_rulebook)
+
+    watching = sub.add_parser("watch", parents=[common], help="build, then rebuild each time a "
+                              "file of the game changes, with WeasyPrint kept loaded (Ctrl-C "
+                              "stops)")
+    watching.add_argument("game", nargs="?", metavar="GAME", help=games["help"])
+    watching.set_defaults(func=cmd_watch)
+
+    validate = sub.add_parser("validate", parents=[common], help="check game packs, their "
+                              "layout included, without writing any output")
+    validate.add_argument("games", **games)
+    validate.add_argument("--json", action="store_true", help="print the findings as JSON")
+    validate.set_defaults(func=cmd_validate)

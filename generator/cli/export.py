@@ -1,0 +1,54 @@
+"""`pnp export`: a game's cards for a print shop or a virtual table."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .common import EXIT_OK, places, progress
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export each game's cards as images, print-shop PDFs or a Tabletop Simulator object."""
+    from ..exports.base import ExportSettings
+    from ..exports.run import export
+
+    settings = ExportSettings(args.profile, args.dpi, args.format, args.backs_last, args.marks,
+                              args.cmyk, args.strict)
+    for name, cards, out in places(args):
+        export(name, args.to, settings, cards, out, progress)
+    return EXIT_OK
+
+
+def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.ArgumentParser,
+                 games: dict[str, Any]) -> None:
+    """Add this group's commands to the parser."""
+    from ..exports.profiles import load_profiles
+    from ..outputs import EXPORT, made_by
+
+    export = sub.add_parser("export", parents=[base], help="export the cards for a print shop "
+                            "or a virtual table into <out>/<game>-export/<to>/, with a "
+                            "preflight report (preflight.json)")
+    export.add_argument("games", **games)
+    export.add_argument("--to", choices=[kind.name for kind in made_by(EXPORT)], default="images",
+                        help="images: each card side an image, listed with copies; printshop: "
+                             "a PDF a deck, a card side a page with TrimBox and BleedBox; tts: "
+                             "Tabletop Simulator sheets and saved object (default: images)")
+    export.add_argument("--profile", choices=sorted(load_profiles()), default="generic",
+                        help="image pixel sizes: generic (cut + bleed at --dpi), tgc (The Game "
+                             "Crafter, 1/8 in bleed at 300 dpi), mpc (MakePlayingCards: poker, "
+                             "tarot); templates/export.yaml")
+    export.add_argument("--dpi", type=float, default=300, help="for the generic profile")
+    export.add_argument("--format", choices=["png", "jpg"], default="png")
+    export.add_argument("--backs-last", action="store_true", help="printshop: every front, "
+                        "then every back (default: each front followed by its back)")
+    export.add_argument("--marks", action="store_true", help="printshop: crop marks in a "
+                        "slug round the bleed")
+    export.add_argument("--cmyk", action="store_true", help="printshop: convert to CMYK with "
+                        "Ghostscript (which must be installed)")
+    export.add_argument("--strict", action="store_true", help="a preflight finding fails the "
+                        "export, and nothing is written")
+    export.add_argument("--out", type=Path, default=None, help="output folder (default: "
+                        "build/, or a pack folder's own build/)")
+    export.set_defaults(func=cmd_export)

@@ -1,0 +1,17 @@
+"""The project's own data: in a wheel, the shared templates and fonts (data/templates,
+data/fonts), and in every install the packs `pnp new` writes (data/scaffolds). Its YAML files
+are read here, with libyaml's safe loader when there is one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+_SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the same safe subset, in C
+
+
+def read_data_yaml(path: Path) -> Any:
+    """One of the project's own YAML files (never a pack's: those keep their lines)."""
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE)  # noqa: S506 - safe
