@@ -12,7 +12,8 @@ all: build
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' \
+	  --config-settings editable_mode=compat  # a path entry, not an import hook: pnp starts faster
 	touch $(STAMP)
 
 setup: $(STAMP) system

@@ -352,7 +352,7 @@ def test_a_part_s_key_changes_with_the_layout_code_and_not_with_the_cli(
         return parts.part_key("<p>a card</p>")
 
     before = key()
-    for name in ("cli/main.py", "pipeline/build.py", "plan/render.py"):
+    for name in ("cli/program.py", "pipeline/build.py", "plan/render.py"):
         (package / name).write_text((package / name).read_text() + "\n# a note\n")
     assert key() == before
     fonts = package / "text" / "fonts.py"

@@ -1,7 +1,7 @@
 """Designer-facing problems: findings that name a file and a line, never a traceback.
 
 Every problem a build or `pnp validate` can report has a code in CODES, with its level and
-what it means; the README's table of codes is checked against this one.
+what it means; the table of docs/reference/findings.md is checked against this one.
 """
 
 from __future__ import annotations

@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import BUILD_DIR
-from ..plan.geometry import load_geometry
 from ..text.language import languages
-from .common import EXIT_OK, PRINTERS_FILE, printer, printing_options, progress
+from .common import EXIT_OK, PRINTERS_FILE, papers, printer, printing_options, progress
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Write the duplex calibration sheet."""
     from ..outputs.calibrate import write_calibration
+    from ..plan.geometry import load_geometry
 
     kept = printer(args)
     path = write_calibration(args.out or BUILD_DIR, args.paper, load_geometry().papers[args.paper],
@@ -29,7 +29,8 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
     """Add this group's commands to the parser."""
     calibrate = sub.add_parser("calibrate", parents=[base], help="write a duplex test sheet "
                                "whose scales read your printer's back offset in mm")
-    calibrate.add_argument("--paper", choices=sorted(load_geometry().papers), default="a4")
+    calibrate.add_argument("--paper", choices=papers(), default="a4", metavar="PAPER",
+                           help="the paper: %(choices)s (default: %(default)s)")
     calibrate.add_argument("--out", type=Path, default=None,
                            help="output folder (default: build/)")
     calibrate.add_argument("--printer", metavar="NAME",

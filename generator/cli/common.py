@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..pipeline.cache import BuildOptions
-from ..plan.geometry import load_geometry
 from ..plan.printer import FLIPS, Printer, load_printer, parse_offset
 
 PRINTERS_FILE = "printers.yaml"  # in the folder pnp is run from
@@ -21,6 +21,27 @@ EXIT_CODES = """exit codes:
   2  wrong command-line usage
   3  a bug in pnp (--debug shows the traceback)
   130  stopped by Ctrl-C, SIGTERM or SIGHUP; nothing half written"""
+
+
+class Choices:
+    """An option's choices read from the project's YAML only when asked (the option given, or
+    the help shown): a build with nothing to do parses no YAML."""
+
+    def __init__(self, names: Callable[[], Iterable[str]]) -> None:
+        self.names = names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self.names()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in set(self.names())
+
+
+def papers() -> Choices:
+    """The paper names of templates/print.yaml, as choices."""
+    from ..plan.geometry import load_geometry
+
+    return Choices(lambda: load_geometry().papers)
 
 
 def progress(message: str) -> None:
@@ -63,7 +84,8 @@ def common_options(switches: dict[str, str],
     templates/print.yaml), where the packs and the output are, strictness, and each output
     kind's own switches."""
     common = argparse.ArgumentParser(add_help=False, parents=[base])
-    common.add_argument("--paper", choices=sorted(load_geometry().papers), default="a4")
+    common.add_argument("--paper", choices=papers(), default="a4", metavar="PAPER",
+                        help="the paper: %(choices)s (default: %(default)s)")
     common.add_argument("--strict", action="store_true", help="warnings fail too")
     common.add_argument("--out", type=Path, default=None, help="output folder (default: "
                         "build/, or a pack folder's own build/ for a pack outside cards/)")

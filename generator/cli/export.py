@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, places, progress
+from .common import EXIT_OK, Choices, places, progress
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -35,10 +35,11 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                         help="images: each card side an image, listed with copies; printshop: "
                              "a PDF a deck, a card side a page with TrimBox and BleedBox; tts: "
                              "Tabletop Simulator sheets and saved object (default: images)")
-    export.add_argument("--profile", choices=sorted(load_profiles()), default="generic",
-                        help="image pixel sizes: generic (cut + bleed at --dpi), tgc (The Game "
-                             "Crafter, 1/8 in bleed at 300 dpi), mpc (MakePlayingCards: poker, "
-                             "tarot); templates/export.yaml")
+    export.add_argument("--profile", choices=Choices(load_profiles), default="generic",
+                        metavar="PROFILE", help="image pixel sizes, one of %(choices)s (in "
+                        "templates/export.yaml): generic (cut + bleed at --dpi), tgc (The Game "
+                        "Crafter, 1/8 in bleed at 300 dpi), mpc (MakePlayingCards: poker, "
+                        "tarot)")
     export.add_argument("--dpi", type=float, default=300, help="for the generic profile")
     export.add_argument("--format", choices=["png", "jpg"], default="png")
     export.add_argument("--backs-last", action="store_true", help="printshop: every front, "

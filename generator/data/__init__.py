@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-_SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the same safe subset, in C
-
 
 def read_data_yaml(path: Path) -> Any:
-    """One of the project's own YAML files (never a pack's: those keep their lines)."""
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE)  # noqa: S506 - safe
+    """One of the project's own YAML files (never a pack's: those keep their lines), read with
+    the same safe subset in C where libyaml is there; yaml is imported here, when first needed."""
+    import yaml
+
+    safe = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=safe)  # noqa: S506 - safe

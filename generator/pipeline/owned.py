@@ -18,8 +18,6 @@ import errno
 import hashlib
 import json
 import os
-import secrets
-import shutil
 import stat
 from collections.abc import Iterator
 from functools import cache
@@ -105,7 +103,7 @@ class Folder:
         """A new folder at `name`, which appears with its mark already in it (made under a
         temporary name, then renamed): a run beside this one never sees it unmarked, and
         when that run made it first, it is the one opened."""
-        made = f".{name[:64]}.{os.getpid()}.{secrets.token_hex(4)}{TEMP}" if mark else name
+        made = f".{name[:64]}.{os.getpid()}.{_token()}{TEMP}" if mark else name
         try:
             os.mkdir(made, 0o755, dir_fd=self.fd)
         except FileExistsError:  # made by a run beside this one just now
@@ -118,7 +116,7 @@ class Folder:
             os.rename(made, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
         except OSError as exc:
             folder.close()
-            shutil.rmtree(made, dir_fd=self.fd, ignore_errors=True)
+            _rmtree(made, dir_fd=self.fd, ignore_errors=True)
             if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
                 raise
             return self.sub(name, make=False, mark=mark)
@@ -181,7 +179,7 @@ class Folder:
 
     def _temporary(self, name: str, data: bytes, mode: int = 0o644) -> str:
         """A new file beside `name` holding the data; its name holds this process's id."""
-        temporary = f".{_plain(name)[:64]}.{os.getpid()}.{secrets.token_hex(4)}{TEMP}"
+        temporary = f".{_plain(name)[:64]}.{os.getpid()}.{_token()}{TEMP}"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                      | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=self.fd)
         try:
@@ -205,7 +203,7 @@ class Folder:
         without its mark is refused."""
         with self.sub(name, make=False):
             pass
-        shutil.rmtree(name, dir_fd=self.fd)
+        _rmtree(name, dir_fd=self.fd)
 
     def rename(self, old: str, new: str) -> None:
         """Give an entry of this folder another name, replacing a file or empty folder
@@ -219,14 +217,14 @@ class Folder:
         if renameat2 is not None and renameat2(self.fd, _plain(one).encode(), self.fd,
                                                _plain(other).encode(), EXCHANGE) == 0:
             return
-        between = f".swap.{os.getpid()}.{secrets.token_hex(4)}{TEMP}"
+        between = f".swap.{os.getpid()}.{_token()}{TEMP}"
         self.rename(one, between)
         self.rename(other, one)
         self.rename(between, other)
 
     def link_to(self, name: str, target: str) -> None:
         """Make `name` a symbolic link to `target`, replacing a link there in one rename."""
-        temporary = f".link.{os.getpid()}.{secrets.token_hex(4)}{TEMP}"
+        temporary = f".link.{os.getpid()}.{_token()}{TEMP}"
         os.symlink(target, temporary, dir_fd=self.fd)
         try:
             if self.kind(name) not in (None, "link"):
@@ -263,7 +261,7 @@ class Folder:
     def staging(self, stem: str) -> str:
         """Make a new marked folder for a run to fill before it is swapped in: its name holds
         this process's id, so a later `sweep` knows when it was left behind."""
-        name = f".{_plain(stem)}.{os.getpid()}.{secrets.token_hex(4)}{TEMP}"
+        name = f".{_plain(stem)}.{os.getpid()}.{_token()}{TEMP}"
         self.sub(name).close()
         return name
 
@@ -301,6 +299,21 @@ def _renameat2() -> Any:
 
 
 EXCHANGE = 2  # RENAME_EXCHANGE
+
+
+def _token() -> str:
+    """Eight random hex digits for a temporary name (secrets is imported when first needed:
+    a build with nothing to do makes no temporary file)."""
+    import secrets
+
+    return secrets.token_hex(4)
+
+
+def _rmtree(name: str, dir_fd: int, ignore_errors: bool = False) -> None:
+    """shutil.rmtree below a folder descriptor (shutil imported when first needed)."""
+    import shutil
+
+    shutil.rmtree(name, dir_fd=dir_fd, ignore_errors=ignore_errors)
 
 
 def running(pid: int) -> bool:
