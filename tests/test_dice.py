@@ -238,6 +238,8 @@ def test_bad_hex_colour_raises() -> None:
 def test_the_dice_name_no_font_they_do_not_embed(default_a4: Path) -> None:
     """reportlab opens each page naming Helvetica, never embedded, which print shops'
     preflight rejects; the nets print no text, so no font is left."""
-    for page in PdfReader(default_a4 / "dice-a4.pdf").pages:
+    pages = PdfReader(default_a4 / "dice-a4.pdf").pages
+    assert len(pages) > 0
+    for page in pages:
         assert "/Font" not in page["/Resources"]
         assert b" Tf" not in page.get_contents().get_data()

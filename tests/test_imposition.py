@@ -45,6 +45,7 @@ def test_each_size_takes_no_more_sheets_than_a_hand_imposition(game: str, built)
     geometry = GEOMETRY.with_sizes({k: Box(v.width, v.height) for k, v in spec.sizes.items()})
     decks = {deck.id: deck for deck in spec.decks}
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    checked = 0
     for output in manifest["outputs"]:
         if output["kind"] in ("rulebook", "dice") or not any(
                 info["backs"] for info in output["decks"].values()):
@@ -58,8 +59,10 @@ def test_each_size_takes_no_more_sheets_than_a_hand_imposition(game: str, built)
         singles = sum(1 for info in output["decks"].values() if not info["backs"])
         # sizes share the pages their leftovers leave: never more than each alone
         assert output["pages"] <= (sheets + singles) * 2, output["file"]
+        checked += 1
         if not singles and len(per_size) == 1:
             assert output["pages"] == 2 * sheets, output["file"]
+    assert checked  # every game has an output with backs
 
 
 def test_the_default_games_boards_fill_three_pages(default_a4: Path) -> None:

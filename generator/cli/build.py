@@ -70,21 +70,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.ArgumentParser,
                  games: dict[str, Any]) -> None:
     """Add this group's commands to the parser."""
-    build = sub.add_parser("build", parents=[common],
-                           help="validate and render PDFs into build/<game>/")
-    build.add_argument("games", **games)
-    build.add_argument("--html", action="store_true", help="also write the HTML of each PDF")
-    build.add_argument("--force", action="store_true",
-                       help="build even when nothing changed since the last build")
-    build.set_defaults(func=cmd_build)
-
-    rulebook = sub.add_parser("rulebook", parents=[common],
-                              help="validate and write only the rulebook PDF")
-    rulebook.add_argument("games", **games)
-    rulebook.add_argument("--html", action="store_true", help="also write the HTML")
-    rulebook.add_argument("--force", action="store_true",
-                          help="build even when nothing changed since the last build")
-    rulebook.set_defaults(func=cmd_rulebook)
+    for name, command, does, html in (
+            ("build", cmd_build, "validate and render PDFs into build/<game>/",
+             "also write the HTML of each PDF"),
+            ("rulebook", cmd_rulebook, "validate and write only the rulebook PDF",
+             "also write the HTML")):
+        building = sub.add_parser(name, parents=[common], help=does)
+        building.add_argument("games", **games)
+        building.add_argument("--html", action="store_true", help=html)
+        building.add_argument("--force", action="store_true",
+                              help="build even when nothing changed since the last build")
+        building.set_defaults(func=command)
 
     watching = sub.add_parser("watch", parents=[common], help="build, then rebuild each time a "
                               "file of the game changes, with WeasyPrint kept loaded (Ctrl-C "
