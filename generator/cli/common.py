@@ -39,9 +39,14 @@ class Choices:
 
 def papers() -> Choices:
     """The paper names of templates/print.yaml, as choices."""
+    return Choices(_paper_names)
+
+
+def _paper_names() -> list[str]:
+    """The paper names of templates/print.yaml."""
     from ..plan.geometry import load_geometry
 
-    return Choices(lambda: load_geometry().papers)
+    return list(load_geometry().papers)
 
 
 def progress(message: str) -> None:

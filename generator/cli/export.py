@@ -21,10 +21,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _profile_names() -> list[str]:
+    """The export profiles of templates/export.yaml."""
+    from ..exports.profiles import load_profiles
+
+    return list(load_profiles())
+
+
 def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.ArgumentParser,
                  games: dict[str, Any]) -> None:
     """Add this group's commands to the parser."""
-    from ..exports.profiles import load_profiles
     from ..outputs import EXPORT, made_by
 
     export = sub.add_parser("export", parents=[base], help="export the cards for a print shop "
@@ -35,7 +41,7 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                         help="images: each card side an image, listed with copies; printshop: "
                              "a PDF a deck, a card side a page with TrimBox and BleedBox; tts: "
                              "Tabletop Simulator sheets and saved object (default: images)")
-    export.add_argument("--profile", choices=Choices(load_profiles), default="generic",
+    export.add_argument("--profile", choices=Choices(_profile_names), default="generic",
                         metavar="PROFILE", help="image pixel sizes, one of %(choices)s (in "
                         "templates/export.yaml): generic (cut + bleed at --dpi), tgc (The Game "
                         "Crafter, 1/8 in bleed at 300 dpi), mpc (MakePlayingCards: poker, "
