@@ -130,6 +130,14 @@ def packs(tmp_path: Path) -> Path:
     return cards
 
 
+def give_rulebook(cards: Path) -> Path:
+    """Give the tiny pack its rulebook (tests/fixtures/mini-rulebook.md), which the pack
+    lacks so that the many tests that build it lay out only its cards; return its path."""
+    rulebook = cards / "mini" / "rulebook.md"
+    shutil.copyfile(FIXTURES.parent / "mini-rulebook.md", rulebook)
+    return rulebook
+
+
 def copy_real_pack(tmp_path: Path, name: str = DEFAULT_GAME) -> Path:
     """Copy a real game pack into tmp/cards and return that cards folder."""
     cards = tmp_path / "cards"

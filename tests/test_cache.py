@@ -28,7 +28,7 @@ from generator.plan import parts
 from generator.plan.parts import LaidOut, stamp
 from generator.text.fonts import face_key
 
-from .conftest import MM, edit, give_template, page_texts, render_page
+from .conftest import MM, edit, give_rulebook, give_template, page_texts, render_page
 
 
 def _build(packs: Path, out: Path) -> BuildResult:
@@ -43,6 +43,7 @@ def _counts(result: BuildResult, file: str) -> tuple[int, int, int]:
 
 def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
                                                                  tmp_path: Path) -> None:
+    give_rulebook(packs)
     spells, game = packs / "mini" / "spells.yaml", packs / "mini" / "game.yaml"
     edit(spells, "qty: 2", "qty: 12")  # 14 cards: two sheets of nine, each with its backs
     edit(game, "count: 4", "count: 14")
@@ -113,6 +114,7 @@ def test_rulebook_pages_carry_their_numbers_and_chapter(default_a4: Path) -> Non
 def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
     """The HTML names the same file, so the part keeps its key; the image's new content must
     still reach the PDF, and the output must not be taken from an earlier join."""
+    give_rulebook(packs)
     pack = packs / "mini"
     give_template(pack, '{% if card.art %}<img src="{{ card.art }}" '
                         'style="width: 20mm; height: 20mm">{% endif %}')
@@ -138,6 +140,7 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
 def test_a_stylesheet_parsed_once_draws_the_same_pdf(packs: Path, monkeypatch) -> None:
     """Each part's stylesheet is parsed once per process and given apart from its document:
     the card sheet and a rulebook chapter come out byte for byte as laid out whole."""
+    give_rulebook(packs)
     from generator.layout import engine as layout
     from generator.pipeline.build import check
 
@@ -181,6 +184,7 @@ def test_damaged_parts_and_outputs_are_made_again_never_copied(packs: Path, tmp_
                                                                pool) -> None:
     """A kept PDF truncated, flipped or swapped, a record that is not JSON, an index that is
     not one: each is told in one line, made again, and the outputs are a cold build's."""
+    give_rulebook(packs)
     def build(out: Path) -> list[str]:
         said: list[str] = []
         build_game("mini", out_root=out, cards_dir=packs, progress=said.append, workers=pool)
@@ -273,7 +277,7 @@ def test_a_cache_pnp_did_not_make_is_not_used_and_left_alone(packs: Path, tmp_pa
                         workers=pool, options=BuildOptions(paper="letter"))
     assert f"mini: cache: {folder} is a file, not a folder pnp made; pnp neither follows nor " \
            "replaces it (move it away); the cache is not used" in said
-    assert result.laid_out == 9 and folder.read_text(encoding="utf-8") == "not a folder"
+    assert result.laid_out == 3 and folder.read_text(encoding="utf-8") == "not a folder"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "mine.pdf").write_bytes(b"%PDF mine")
@@ -284,7 +288,7 @@ def test_a_cache_pnp_did_not_make_is_not_used_and_left_alone(packs: Path, tmp_pa
                         workers=pool)
     assert f"mini: cache: {folder} is a symbolic link, not a folder pnp made; pnp neither " \
            "follows nor replaces it (move it away); the cache is not used" in said
-    assert result.laid_out == 9
+    assert result.laid_out == 3
     assert [path.name for path in elsewhere.iterdir()] == ["mine.pdf"]
 
 

@@ -12,6 +12,8 @@ from pypdf import PdfReader
 
 from generator import cli
 
+from .conftest import give_rulebook
+
 
 def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
@@ -20,9 +22,7 @@ def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
     manifest = json.loads((out / "mini" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["outputs"] == [{"file": "cards-letter.pdf", "kind": "cards",
                                     "paper": "letter", "pages": 2,
-                                    "decks": {"spells": {"faces": 4, "backs": 4}}},
-                                   {"file": "rulebook-letter.pdf", "kind": "rulebook",
-                                    "paper": "letter", "pages": 5, "decks": {}}]
+                                    "decks": {"spells": {"faces": 4, "backs": 4}}}]
     assert "cards-letter.pdf: 2 pages" in capsys.readouterr().err
     assert cli.main([*cards, "validate", "mini", "--out", str(out)]) == 0
     assert capsys.readouterr().out == "mini: 0 errors, 0 warnings\n"
@@ -32,6 +32,7 @@ def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
 
 def test_each_paper_keeps_its_own_rulebook(packs: Path, tmp_path: Path) -> None:
     """A4, then Letter, then A4 again (up to date): neither rulebook is the other's paper."""
+    give_rulebook(packs)
     cards = ["--cards", str(packs)]
     for paper in ("a4", "letter", "a4"):
         assert cli.main([*cards, "build", "mini", "--paper", paper, "--out", str(tmp_path)]) == 0
@@ -49,7 +50,7 @@ def test_bad_input_exits_1_with_path_and_line(packs: Path, tmp_path: Path, capsy
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert f"{spells}:4: error: E002: YAML syntax:" in err
-    assert err.endswith("pnp: 1 errors; nothing was written\n")
+    assert err.endswith("pnp: 1 error; nothing was written\n")
     assert cli.main([*cards, "validate", "mini", "--out", str(tmp_path)]) == 1
 
 
@@ -84,10 +85,10 @@ def test_css_weasyprint_ignores_is_a_finding_at_its_line(packs: Path, tmp_path: 
     assert f"pnp: {said}\n" in capsys.readouterr().err
     assert cli.main([*build, "--strict", "--force"]) == 1
     err = capsys.readouterr().err
-    assert err.endswith(f"{said}\npnp: 0 errors, 1 warnings; nothing was written\n")
+    assert err.endswith(f"{said}\npnp: 0 errors, 1 warning; nothing was written\n")
     assert cli.main(["--cards", str(packs), "validate", "mini", "--strict", "--out",
                      str(tmp_path)]) == 1
-    assert capsys.readouterr().out == f"{said}\nmini: 0 errors, 1 warnings\n"
+    assert capsys.readouterr().out == f"{said}\nmini: 0 errors, 1 warning\n"
 
 
 def test_a_build_with_nothing_changed_is_skipped(packs: Path, tmp_path: Path) -> None:
@@ -125,7 +126,7 @@ def test_validate_says_what_it_could_not_check(packs: Path, tmp_path: Path, caps
     first, summary = capsys.readouterr().out.splitlines()
     assert first.startswith(f"{game}:") and " error: E002: YAML syntax: " in first
     assert first.endswith("; nothing else was checked, as the rest depends on it")
-    assert summary == ("mini: 1 errors, 0 warnings; not checked: everything past loading "
+    assert summary == ("mini: 1 error, 0 warnings; not checked: everything past loading "
                        "(game.yaml or its rules do not load)")
 
 

@@ -8,7 +8,7 @@ import pikepdf
 
 from generator.pipeline.build import BuildOptions, build_game
 
-from .conftest import edit, page_texts, render_page
+from .conftest import edit, give_rulebook, page_texts, render_page
 
 
 def _faces_drawn(pdf: Path) -> tuple[int, int]:
@@ -25,6 +25,7 @@ def _faces_drawn(pdf: Path) -> tuple[int, int]:
 
 def test_a_card_printed_nine_times_is_laid_out_and_stored_once(packs: Path,
                                                                 tmp_path: Path) -> None:
+    give_rulebook(packs)
     edit(packs / "mini" / "spells.yaml", "qty: 2", "qty: 9")  # 冰冻术 nine times, 11 cards
     edit(packs / "mini" / "game.yaml", "count: 4", "count: 11")
     result = build_game("mini", BuildOptions(), out_root=tmp_path, cards_dir=packs)

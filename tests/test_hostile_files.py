@@ -13,7 +13,7 @@ from PIL import Image
 from generator import PROJECT_ROOT
 from generator.pipeline.build import check
 
-from .conftest import edit
+from .conftest import edit, give_rulebook
 
 
 def _found(cards: Path) -> list[str]:
@@ -82,6 +82,7 @@ def test_art_that_is_not_a_regular_file_is_refused(packs: Path) -> None:
 
 
 def test_a_symlinked_rulebook_pointing_out_is_refused(packs: Path, tmp_path: Path) -> None:
+    give_rulebook(packs)
     secret = tmp_path / "secret.md"
     secret.write_text("# SECRET\n", encoding="utf-8")
     rulebook = packs / "mini" / "rulebook.md"
@@ -97,6 +98,7 @@ def test_a_symlinked_rulebook_pointing_out_is_refused(packs: Path, tmp_path: Pat
 
 def test_markdown_images_refused_are_each_told_at_their_line(packs: Path,
                                                               tmp_path: Path) -> None:
+    give_rulebook(packs)
     from generator.pipeline.build import validate_game
 
     rulebook = packs / "mini" / "rulebook.md"

@@ -98,7 +98,7 @@ def test_a_file_over_the_size_limit_in_a_revision_is_refused_by_name(packs: Path
     assert (code, out) == (1, "")
     assert err.splitlines() == [
         "HEAD:mini/big.bin: error: E006: 'big.bin' is 2 MB, over the limit of 1 MB "
-        "(`limits: file_mb` in game.yaml)", "pnp: 1 errors; nothing was written"]
+        "(`limits: file_mb` in game.yaml)", "pnp: 1 error; nothing was written"]
 
 
 def test_a_symlink_in_a_revision_is_a_finding(packs: Path, capsys) -> None:
@@ -108,7 +108,7 @@ def test_a_symlink_in_a_revision_is_a_finding(packs: Path, capsys) -> None:
     assert (code, out) == (1, "")
     assert err.splitlines() == [
         "HEAD:mini/rules.yaml: error: E050: a symlink; a revision is read without its links",
-        "pnp: 1 errors; nothing was written"]
+        "pnp: 1 error; nothing was written"]
 
 
 def test_a_pack_that_is_its_repositorys_root_compares_with_a_revision(packs: Path,

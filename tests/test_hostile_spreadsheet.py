@@ -195,7 +195,7 @@ def test_an_id_of_300_characters_is_refused_at_its_line_by_validate(
     assert cli.main(command) == 1
     assert capsys.readouterr().out.splitlines()[:2] == [
         f"{spells}:8: error: E010: card '{long}': field 'id': string should have at most 48 "
-        "characters", "mini: 1 errors, 0 warnings"]
+        "characters", "mini: 1 error, 0 warnings"]
     edit(spells, f"- id: {long}\n", f"- id: {'S' * 48}\n")
     assert _found(packs) == []
 

@@ -13,7 +13,7 @@ from pypdf import PdfReader
 from generator.pipeline.build import BuildOptions, build_game, validate_game
 from generator.text.language import FALLBACK, LANG_DIR, languages, table, table_name
 
-from .conftest import edit, page_texts
+from .conftest import edit, give_rulebook, page_texts
 
 CJK = re.compile("[\u3000-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK marks, kana, ideographs
 
@@ -145,6 +145,7 @@ def test_an_english_pack_prints_no_chinese_at_all(packs: Path, tmp_path: Path) -
 
 
 def test_the_zh_cn_table_prints_chinese_words(packs: Path, tmp_path: Path) -> None:
+    give_rulebook(packs)
     game = packs / "mini" / "game.yaml"
     assert yaml.safe_load(game.read_text(encoding="utf-8"))["language"] == "zh-CN"
     edit(packs / "mini" / "spells.yaml", "  cost: 2\n", "  cost: 2\n  draft: true\n"
@@ -160,6 +161,7 @@ def test_the_zh_cn_table_prints_chinese_words(packs: Path, tmp_path: Path) -> No
 
 
 def test_a_pack_overrides_any_word(packs: Path, tmp_path: Path) -> None:
+    give_rulebook(packs)
     game = packs / "mini" / "game.yaml"
     edit(game, "decks:\n", 'words: {draft: 试印, quote_open: "『", quote_close: "』", '
          "contents: 目次, back: 反面}\ndecks:\n")
@@ -187,6 +189,7 @@ def test_an_unknown_word_is_an_error_at_its_line(packs: Path) -> None:
 
 def test_a_language_without_a_table_prints_english_and_says_so(packs: Path,
                                                                tmp_path: Path) -> None:
+    give_rulebook(packs)
     game = packs / "mini" / "game.yaml"
     edit(game, "language: zh-CN  #", "#")  # its line taken by a comment: the lines stay
     edit(game, "players: 1-2人\n", "players: 1-2人\nlanguage: fr\n")

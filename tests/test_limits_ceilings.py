@@ -15,7 +15,7 @@ from generator import cli
 from generator.editions.reprint import release
 from generator.pack.schema import Limits
 
-from .conftest import edit, give_rules, give_template
+from .conftest import edit, give_rulebook, give_rules, give_template
 from .test_hostile_load import FATAL, _found, _within
 
 LOOP = "\n{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n"
@@ -43,6 +43,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str]
 
 def test_the_packs_templates_share_one_budget_and_later_renders_fail_at_once(
         packs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    give_rulebook(packs)
     pack = packs / "mini"
     _limits(pack, "template_seconds: 30, template_seconds_total: 0.3")
     template = give_template(pack, LOOP)

@@ -29,7 +29,7 @@ from generator.pipeline.cache import parts_folder
 from generator.pipeline.manifest import SETS, STATE
 from generator.pipeline.owned import MARK, Folder
 
-from .conftest import edit
+from .conftest import edit, give_rulebook
 
 
 def _build(packs: Path, out: Path, pool: Workers, paper: str = "a4", said: list[str] | None = None
@@ -55,6 +55,7 @@ def _sets(out: Path) -> list[str]:
 def test_every_file_of_the_manifest_is_the_set(packs: Path, tmp_path: Path, pool) -> None:
     """Two papers in one set: the manifest lists exactly the PDFs there, with their pages, and
     the record holds each file's hash; build/<game> is a link to the set."""
+    give_rulebook(packs)
     out = tmp_path / "out"
     _build(packs, out, pool, "letter")
     listed = _build(packs, out, pool)
@@ -79,6 +80,7 @@ def test_every_file_of_the_manifest_is_the_set(packs: Path, tmp_path: Path, pool
 def test_a_file_the_build_no_longer_makes_goes(packs: Path, tmp_path: Path, pool) -> None:
     """The rulebook deleted: the next build's set and manifest have no rulebook; another
     paper's files stay, and a build of only some kinds keeps the others of its paper."""
+    give_rulebook(packs)
     out = tmp_path / "out"
     _build(packs, out, pool, "letter")
     _build(packs, out, pool)
@@ -102,7 +104,7 @@ def test_a_new_version_leaves_the_old_papers_out(packs: Path, tmp_path: Path, po
     _build(packs, out, pool, "letter")
     edit(packs / "mini" / "game.yaml", "version: t1", "version: t2")
     listed = _build(packs, out, pool)
-    assert [entry["file"] for entry in listed["outputs"]] == ["cards-a4.pdf", "rulebook-a4.pdf"]
+    assert [entry["file"] for entry in listed["outputs"]] == ["cards-a4.pdf"]
     assert not (out / "mini" / "cards-letter.pdf").exists()
 
 
@@ -307,8 +309,7 @@ def test_the_clock_never_changes_an_output(packs: Path, tmp_path: Path,
         out = tmp_path / epoch
         build_game("mini", out_root=out, cards_dir=packs)
         sets.append(_files(out / "mini"))
-    assert sorted(sets[0]) == [".state.json", "cards-a4.pdf", "dice-a4.pdf", "manifest.json",
-                               "rulebook-a4.pdf"]
+    assert sorted(sets[0]) == [".state.json", "cards-a4.pdf", "dice-a4.pdf", "manifest.json"]
     assert sets[0] == sets[1]
 
 
@@ -331,8 +332,7 @@ def test_an_unsound_pdf_is_never_written_nor_kept(packs: Path, tmp_path: Path, p
     assert _files(out / "mini") == before
     monkeypatch.undo()
 
-    monkeypatch.setattr(build, "unsound", lambda pdf: "it does not open" if len(pdf) < 30000
-                        else None)  # the cards, not the rulebook
+    monkeypatch.setattr(build, "unsound", lambda pdf: "it does not open")
     command = ["--cards", str(packs), "build", "mini", "--out", str(out)]
     capsys.readouterr()
     assert cli.main(command) == 1
@@ -363,5 +363,4 @@ def test_a_damaged_record_or_manifest_in_the_set_is_no_error(packs: Path, tmp_pa
     (out / "mini" / "manifest.json").write_text(listed, encoding="utf-8")
     options = BuildOptions(paper="letter")
     assert not is_fresh(out / "mini", "letter", input_digest(packs / "mini", options))
-    assert [entry["file"] for entry in _build(packs, out, pool)["outputs"]] == [
-        "cards-a4.pdf", "rulebook-a4.pdf"]
+    assert [entry["file"] for entry in _build(packs, out, pool)["outputs"]] == ["cards-a4.pdf"]

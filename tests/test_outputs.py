@@ -48,7 +48,7 @@ def test_a_registered_kind_is_built_with_its_own_switch(registered, packs: Path,
                                                         tmp_path: Path, capsys) -> None:
     command = ["--cards", str(packs), "build", "mini", "--out", str(tmp_path), "--with-ids"]
     assert cli.main(command) == 0
-    assert "cardlist-a4.pdf: 1 pages, 1 of 1 parts laid out" in capsys.readouterr().err
+    assert "cardlist-a4.pdf: 1 page, 1 of 1 part laid out" in capsys.readouterr().err
     assert page_texts(tmp_path / "mini" / "cardlist-a4.pdf") == ["火球术S1治疗术S2冰冻术S3"]
     manifest = build_game("mini", BuildOptions(only=("cardlist",)), out_root=tmp_path / "b",
                           cards_dir=packs).manifest

@@ -15,7 +15,7 @@ from generator.pack.load import load_game
 from generator.pipeline.build import BuildOptions, build_game, validate_game
 from generator.plan.impose import booklet_order
 
-from .conftest import MM, flat, page_texts, render_page
+from .conftest import MM, flat, give_rulebook, page_texts, render_page
 
 RULEBOOK = BuildOptions(only=("rulebook",))
 
@@ -80,6 +80,7 @@ def test_the_rulebook_quotes_the_data(default_a4: Path) -> None:
 
 
 def test_a_reference_to_missing_data_is_a_finding_at_its_line(packs: Path) -> None:
+    give_rulebook(packs)
     rulebook = packs / "mini" / "rulebook.md"
     text = rulebook.read_text(encoding="utf-8")
     rulebook.write_text(text.replace("{{ card.cost }}", "{{ card.costs }}"), encoding="utf-8")
@@ -89,6 +90,7 @@ def test_a_reference_to_missing_data_is_a_finding_at_its_line(packs: Path) -> No
 
 
 def test_cover_has_a_qr_code_when_the_game_has_a_url(packs: Path, tmp_path: Path) -> None:
+    give_rulebook(packs)
     game = packs / "mini" / "game.yaml"
     game.write_text(game.read_text(encoding="utf-8").replace(
         "players: 1-2人\n", "players: 1-2人\nurl: https://example.org/mini\ndate: 2026-01-30\n"),
@@ -104,6 +106,7 @@ def test_cover_has_a_qr_code_when_the_game_has_a_url(packs: Path, tmp_path: Path
 
 
 def test_booklet_sheets_are_in_saddle_stitch_order(packs: Path, tmp_path: Path) -> None:
+    give_rulebook(packs)
     options = BuildOptions(only=("rulebook",), switches=frozenset({"booklet"}))
     build_rulebook("mini", options, out_root=tmp_path, cards_dir=packs)
     flat_pages = page_texts(tmp_path / "mini" / "rulebook-a4.pdf")
@@ -133,6 +136,7 @@ def test_booklet_order_reads_in_sequence() -> None:
 
 
 def test_no_rulebook_is_a_clean_error(packs: Path, tmp_path: Path) -> None:
+    give_rulebook(packs)
     (packs / "mini" / "rulebook.md").unlink()
     with pytest.raises(PackError, match="the game has no rulebook"):
         build_rulebook("mini", out_root=tmp_path, cards_dir=packs)
@@ -153,6 +157,7 @@ def test_contents_entries_link_to_their_pages(default_a4: Path) -> None:
 
 
 def test_the_gallery_captions_a_back_in_the_packs_words(packs: Path, tmp_path: Path) -> None:
+    give_rulebook(packs)
     game = packs / "mini" / "game.yaml"
     build_rulebook("mini", out_root=tmp_path / "before", cards_dir=packs)
     assert flat("法术 · 背面") in "".join(page_texts(tmp_path / "before" / "mini" /

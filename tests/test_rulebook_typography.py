@@ -23,7 +23,7 @@ from generator.plan.geometry import load_geometry
 from generator.text.language import pack_words
 from generator.text.markdown_cjk import WORD_CHARS, is_ideograph
 
-from .conftest import GAMES, MM, flat
+from .conftest import GAMES, MM, flat, give_rulebook
 
 BOOKS = [(game, "a4") for game in GAMES] + [(DEFAULT_GAME, "letter")]
 FEWEST_ROWS = 4  # lines (or table rows) a page holds at least, unless it ends a chapter
@@ -232,6 +232,7 @@ def test_gallery_decks_flow_on_and_no_back_sits_alone(book: Book, request) -> No
 
 
 def test_a_booklet_ends_on_a_back_cover_without_folio(packs: Path, tmp_path: Path) -> None:
+    give_rulebook(packs)
     options = BuildOptions(only=("rulebook",), switches=frozenset({"booklet"}))
     build_game("mini", options, out_root=tmp_path, cards_dir=packs)
     pdf = tmp_path / "mini" / "rulebook-booklet-a4.pdf"

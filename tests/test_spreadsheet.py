@@ -290,7 +290,7 @@ def test_a_finding_at_a_cell_prints_the_cell_and_its_row_in_json(packs: Path, ca
     cards = ["--cards", str(packs), "--out", str(packs.parent / "out")]
     assert cli.main(["validate", "mini", *cards]) == 0
     assert capsys.readouterr().out == (f"{spells}:Cards!A2: warning: W001: card 'S1' (火球术) "
-                                       "is a draft\nmini: 0 errors, 1 warnings\n")
+                                       "is a draft\nmini: 0 errors, 1 warning\n")
     assert cli.main(["validate", "mini", "--json", *cards]) == 0
     [report] = json.loads(capsys.readouterr().out)["games"]
     assert report["findings"] == [{"path": str(spells), "line": 2, "message": "card 'S1' "
@@ -360,4 +360,4 @@ def test_pnp_deck_csv_refuses_what_a_spreadsheet_cannot_say(packs: Path, capsys)
     assert cli.main(["deck-csv", "mini", "spells", "--cards", str(packs)]) == 1
     assert capsys.readouterr().err == (
         f"{packs / 'mini' / 'spells.yaml'}:1: error: E010: card 'S1': field 'cost': input "
-        "should be a valid integer\npnp: 1 errors; nothing was written\n")
+        "should be a valid integer\npnp: 1 error; nothing was written\n")

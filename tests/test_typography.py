@@ -22,7 +22,7 @@ from generator.plan.render import rich
 from generator.text.markdown_cjk import is_ideograph
 from generator.text.typeset import keep_together
 
-from .conftest import flat
+from .conftest import flat, give_rulebook
 from .test_rulebook_typography import (
     BOOKS,
     FEWEST_ROWS,
@@ -203,6 +203,7 @@ def test_contents_set_tight_rather_than_spill_a_few_entries(packs: Path, tmp_pat
 def test_the_log_gives_a_booklets_pages(packs: Path, tmp_path: Path, pool: Workers) -> None:
     """The build log said "rulebook-booklet-a4.pdf: 37 pages" of a file of 20 sides: the
     pages before imposition. It gives the file's."""
+    give_rulebook(packs)
     said: list[str] = []
     build_game("mini", BuildOptions(only=("rulebook",), switches=frozenset({"booklet"})),
                out_root=tmp_path, cards_dir=packs, progress=said.append, workers=pool)

@@ -10,7 +10,7 @@ from PIL import Image
 from generator import cli
 from generator.pipeline.build import validate_game
 
-from .conftest import edit, give_rules, give_template
+from .conftest import edit, give_rulebook, give_rules, give_template
 
 RULES = """\
 fire: {cost: 3, damage: 2}
@@ -63,6 +63,7 @@ def test_latin_terms_ignore_case_spacing_and_a_plural_s(packs: Path) -> None:
 
 
 def test_an_ascii_line_of_the_rulebook_restating_a_rule_is_found(packs: Path) -> None:
+    give_rulebook(packs)
     pack = give_rules(packs, RULES.replace("fire.cost: [火球消耗#]", "fire.cost: ['costs # mana']"))
     rulebook = pack / "rulebook.md"
     lines = rulebook.read_text(encoding="utf-8").count("\n")
@@ -136,7 +137,7 @@ def test_json_strict_and_exit_codes(packs: Path, capsys) -> None:
     assert cli.main(["validate", "mini", *cards]) == 0  # a warning alone passes
     assert capsys.readouterr().out == (
         f"{spells}:8: warning: W001: card 'S2' (治疗术) is a draft\n"
-        "mini: 0 errors, 1 warnings\n")
+        "mini: 0 errors, 1 warning\n")
     assert cli.main(["validate", "mini", "--strict", *cards]) == 1
     capsys.readouterr()
     assert cli.main(["validate", "mini", "--json", *cards]) == 0

@@ -55,7 +55,7 @@ def test_watch_rebuilds_an_edit_and_keeps_the_last_pdfs_on_a_mistake(packs: Path
     watching = Watching(packs, out)
     try:
         first = watching.next_round()
-        assert "pnp: mini: wrote 2 PDFs" in "\n".join(first)
+        assert "pnp: mini: wrote 1 PDF" in "\n".join(first)
         assert first[-1] == f"pnp: mini: watching {packs / 'mini'} for changes (Ctrl-C stops)"
         assert "火球术" in page_texts(pdf)[0]
 
@@ -70,7 +70,7 @@ def test_watch_rebuilds_an_edit_and_keeps_the_last_pdfs_on_a_mistake(packs: Path
         broken = watching.next_round()
         assert any(line.startswith(f"pnp: {spells}:4: error: E002: YAML syntax:")
                    for line in broken), broken
-        assert "pnp: mini: 1 findings; nothing was written, the last PDFs stand" in broken
+        assert "pnp: mini: 1 finding; nothing was written, the last PDFs stand" in broken
         assert "Traceback" not in "\n".join(broken)
         assert pdf.read_bytes() == good
 
@@ -333,7 +333,7 @@ def test_watch_with_its_outputs_inside_the_pack_rebuilds_only_edits(packs: Path)
     watching = Watching(packs, out)
     try:
         first = "\n".join(watching.next_round())
-        assert "pnp: mini: wrote 2 PDFs" in first
+        assert "pnp: mini: wrote 1 PDF" in first
         save(packs / "mini" / "spells.yaml", ("火球术", "炎爆术"))
         edited = "\n".join(watching.next_round())
         assert "cards-a4.pdf: 2 pages, 1 of 3 parts laid out" in edited, edited

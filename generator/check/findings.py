@@ -139,6 +139,11 @@ _CONTROL = {code: f"\\x{code:02x}" for code in [*range(32), *range(127, 160)] if
 
 
 @cache
+def counted(number: int, noun: str) -> str:
+    """A number and its noun, plural unless the number is one: `1 error`, `2 errors`."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def display_path(path: Path | str) -> str:
     """Return a path relative to the project root when it lies inside it, else relative to
     the current folder when it lies there, else as given."""

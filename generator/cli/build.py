@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from ..check.findings import counted
 from ..pipeline.cache import input_digest
 from ..pipeline.manifest import is_fresh
 from .common import EXIT_ERRORS, EXIT_OK, options, places, progress
@@ -61,7 +62,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for finding in result.findings:
             print(finding)
         unchecked = f"; not checked: {', '.join(result.unchecked)}" if result.unchecked else ""
-        print(f"{name}: {errors} errors, {warnings} warnings{unchecked}")
+        print(f"{name}: {counted(errors, 'error')}, {counted(warnings, 'warning')}{unchecked}")
     if args.json:
         print(json.dumps({"games": report}, ensure_ascii=False, indent=2))
     return status

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import BUILD_DIR, CARDS_DIR
-from ..check.findings import PackError
+from ..check.findings import PackError, counted
 from .common import EXIT_OK, EXIT_USAGE, progress
 
 
@@ -44,7 +44,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         out = args.out or BUILD_DIR / "schemas"
         written = write_schemas(out, generic_schemas())
-        progress(f"wrote {len(written)} schemas to {out}")
+        progress(f"wrote {counted(len(written), 'schema')} to {out}")
         return EXIT_OK
     place = locate_pack(args.game, args.cards)
     root = pack_dir(place.name, place.cards_dir)
@@ -52,7 +52,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     schemas = pack_schemas(spec)
     out = args.out or root / "schemas"
     written = write_schemas(out, schemas)
-    progress(f"{place.name}: wrote {len(written)} schemas to {out}")
+    progress(f"{place.name}: wrote {counted(len(written), 'schema')} to {out}")
     if args.modeline:
         changed = add_modelines(root, out, schemas, spec.limits.file_bytes)
         names = ", ".join(path.name for path in changed) or "none (each has one)"
@@ -80,10 +80,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         try:
             spec = load_spec(folder / name)
         except PackError as exc:
-            print(f"{name}\t(game.yaml does not load: {len(exc.findings)} errors)")
+            print(f"{name}\t(game.yaml does not load: {counted(len(exc.findings), 'error')})")
             continue
         cards = sum(deck.count for deck in spec.decks)
-        print(f"{name}\t{spec.title}\t{spec.version}\t{cards} cards")
+        print(f"{name}\t{spec.title}\t{spec.version}\t{counted(cards, 'card')}")
     return EXIT_OK
 
 

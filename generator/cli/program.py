@@ -12,7 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .. import DEFAULT_GAME
-from ..check.findings import PackError, PnpError
+from ..check.findings import PackError, PnpError, counted
 from . import build, calibrate, editions, export, pack
 from .common import EXIT_BUG, EXIT_CODES, EXIT_ERRORS, base_options, common_options
 
@@ -79,8 +79,9 @@ def _failed(exc: PnpError, as_json: bool) -> int:
         for finding in findings:
             print(finding, file=sys.stderr)
         errors = sum(f.level == "error" for f in findings)
-        warnings = f", {len(findings) - errors} warnings" if len(findings) > errors else ""
-        print(f"pnp: {errors} errors{warnings}; nothing was written", file=sys.stderr)
+        warnings = len(findings) - errors
+        also = f", {counted(warnings, 'warning')}" if warnings else ""
+        print(f"pnp: {counted(errors, 'error')}{also}; nothing was written", file=sys.stderr)
     else:
         print(f"pnp: error: {exc}; nothing was written", file=sys.stderr)
     return EXIT_ERRORS

@@ -14,6 +14,7 @@ from ..check.findings import (
     Finding,
     PackError,
     RenderError,
+    counted,
     display_path,
     errors_only,
     hidden_by,
@@ -148,9 +149,9 @@ def run(planned: list[tuple[OutputKind, Document]], executor: Executor,
         done[index] = (document, result)
         if result.parts:  # a document of no parts is drawn by its kind when finished
             sides = planned[index][0].file_pages(document, result.pages)
-            pages = f"{sides} pages, " if document.parts else "faces: "
-            progress(f"{name}: {result.file}: {pages}{result.laid_out} of {result.parts} parts "
-                     f"laid out ({result.seconds:.1f} s)")
+            pages = f"{counted(sides, 'page')}, " if document.parts else "faces: "
+            progress(f"{name}: {result.file}: {pages}{result.laid_out} of "
+                     f"{counted(result.parts, 'part')} laid out ({result.seconds:.1f} s)")
 
     later = []
     for index, (kind, document) in enumerate(planned):
@@ -217,8 +218,9 @@ def build_game(
             raise PackError(checked.findings if options.strict else
                             errors_only(checked.findings))
         game = checked.game
-        progress(f"{name}: loaded and validated {sum(d.copies for d in game.decks)} cards "
-                 f"in {len(game.decks)} decks ({len(warnings)} warnings)")
+        cards = counted(sum(deck.copies for deck in game.decks), "card")
+        progress(f"{name}: loaded and validated {cards} in {counted(len(game.decks), 'deck')} "
+                 f"({counted(len(warnings), 'warning')})")
         cache = PartCache(out_root, parts_place(name), game.root,
                           lambda message: progress(f"{name}: cache: {message}"))
         executor = Executor(game.root, checked.job.fonts, cache, pool,
@@ -241,9 +243,10 @@ def build_game(
                                            frozenset(kind.name for kind in checked.kinds)),
                          lambda message: progress(f"{name}: {message}"))
     cache.keep_only()
-    progress(f"{name}: wrote {sum(file.entry is not None for file in files)} PDFs to {out_dir} "
-             f"in {time.perf_counter() - started:.1f} s ({cache.hits} parts from the cache, "
-             f"{cache.misses} laid out)")
+    written = sum(file.entry is not None for file in files)
+    progress(f"{name}: wrote {counted(written, 'PDF')} to {out_dir} in "
+             f"{time.perf_counter() - started:.1f} s ({counted(cache.hits, 'part')} from the "
+             f"cache, {cache.misses} laid out)")
     return BuildResult(manifest, [result for _, _, result in results], found, cache.hits,
                        cache.misses)
 

@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 
 from .. import BUILD_DIR, CARDS_DIR, FONTS_DIR, PACK_BUILD, TEMPLATES_DIR
-from ..check.findings import PackError, PnpError
+from ..check.findings import PackError, PnpError, counted
 from ..layout.workers import Workers
 from ..text.fonts import load_fonts
 from .build import Progress, build_game
@@ -109,8 +109,8 @@ def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
             except PackError as exc:
                 for finding in exc.findings:
                     progress(str(finding))
-                progress(f"{name}: {len(exc.findings)} findings; nothing was written, the last "
-                         "PDFs stand")
+                progress(f"{name}: {counted(len(exc.findings), 'finding')}; nothing was "
+                         "written, the last PDFs stand")
             except (PnpError, OSError) as exc:
                 progress(f"{name}: error: {exc}; nothing was written, the last PDFs stand")
             else:
