@@ -76,7 +76,8 @@ def test_example_cards_print_every_name_and_rule(out_root: Path) -> None:
     assert {"Lamplighter", "Old Salt", "The Grey Heron", "The Last Lantern"} <= set(names)
     assert [name for name in names if flat(name) not in text] == []
     rules = game.rules
-    assert flat(f"Take {rules['crew']['merchant']['oil']} oil from the supply.") in text
+    assert flat(f"Take {rules['crew']['merchant']['oil']} from the supply.") in text  # :oil:
+    assert ":oil:" not in text and ":coin:" not in text  # drawn, not printed
     assert flat(f"before tide {rules['ships']['pepper_tide']}.") in text
     rulebook = "".join(page_texts(out_root / GAME / "rulebook-a4.pdf"))
     assert flat(f"Reveal {rules['tide']['ships']} ships from the deck") in rulebook

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from generator.check.findings import PackError
+from generator.pack.yamlfile import MAPPING_HINT
 from generator.pipeline.build import check
 
 from .conftest import edit, give_rules
@@ -53,7 +54,7 @@ def test_yaml_syntax_error_names_the_line(packs: Path) -> None:
     edit(game, "players: 1-2人\n", "players: 1-2人\n  oops: [\n")
     assert _messages(packs) == [
         f"{game}:5: error: E002: YAML syntax: mapping values are not allowed in this context"
-        + FATAL]
+        + MAPPING_HINT + FATAL]
 
 
 def test_duplicate_keys_are_errors(packs: Path) -> None:
@@ -76,7 +77,8 @@ def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
     [message] = _messages(packs)
     assert message == (
         f"{game}:5: error: E010: unknown field 'player' (accepted: backs, components, date, "
-        "decks, dice, font_files, fonts, language, limits, palette, players, readability, "
+        "decks, dice, font_files, fonts, icons, language, limits, palette, players, "
+        "readability, "
         "rulebook, rules, "
         "sizes, stylesheet, subtitle, suppress, tables, title, url, version, words)" + FATAL)
 

@@ -70,6 +70,7 @@ CODES: dict[str, Code] = {
     "E051": Code("error", "an image or stylesheet does not exist", stops="card game"),
     "E052": Code("error", "a page asks for a file outside the project and the pack, or for "
                  "the network, and is refused"),
+    "E053": Code("error", "text names an icon (`:name:`) that game.yaml's `icons` does not"),
     "E060": Code("error", "a card template fails (a missing field is an error, never a blank)",
                  stops="card game"),
     "E061": Code("error", "the rulebook's Markdown refers to data that does not exist"),

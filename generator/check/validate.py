@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from ..pack.schema import Limits
 from ..pack.yamlfile import line_of
 from ..plan.geometry import Geometry
 from ..plan.render import Renderer, template_exists, template_problem
+from ..text import icons
 from ..text.fonts import FontRegistry
 from .findings import CODES, Finding, PackError, display_path, stopping
 
@@ -51,6 +52,7 @@ def validate(game: Game, geometry: Geometry, fonts: FontRegistry,
         _check_counts(game),
         _check_components(game),
         _check_files(game),
+        _check_icons(game),
         _check_glyphs(game, fonts, texts),
         _check_restated_rules(game, texts),
         _check_rule_ranges(game),
@@ -266,6 +268,8 @@ def _pack_files(game: Game) -> Iterator[tuple[str, str, int, str]]:
                 yield value, where, line_of(game.spec_data, ("backs", back_id, key)), f"{key}"
     if game.spec.stylesheet:
         yield game.spec.stylesheet, where, line_of(game.spec_data, ("stylesheet",)), "stylesheet"
+    for name, file in game.spec.icons.items():
+        yield file, where, line_of(game.spec_data, ("icons", name)), f"icon '{name}':"
     for table_name, table in game.spec.tables.items():
         for key, row in table.items():
             for column, value in row.items():
@@ -311,17 +315,23 @@ _JINJA = (("{{", "}}"), ("{%", "%}"))  # Jinja left out when matching a term in 
 _TAG = (("<", ">"),)  # an HTML tag, left out too
 
 
-def _source_lines(path: Path, root: Path, limits: Limits) -> Iterator[Text]:
-    """A template's lines that hold more than ASCII (for the glyph check) or a digit (for the
-    terms check), Jinja comments blanked out; nothing when it may not be read (using it is an
-    error, found there)."""
+def _checked_line(line: str) -> bool:
+    """Whether a line holds more than ASCII (for the glyph check) or a digit (for the terms
+    check)."""
+    return not line.isascii() or any(char.isdigit() for char in line)
+
+
+def _source_lines(path: Path, root: Path, limits: Limits,
+                  wanted: Callable[[str], bool] = _checked_line) -> Iterator[Text]:
+    """A template's `wanted` lines, Jinja comments blanked out; nothing when it may not be
+    read (using it is an error, found there)."""
     try:
         text = read_text(inside(path, [root]), limits.file_bytes)
     except FileRefused:
         return
     source = without_spans(text, (("{#", "#}"),), lines=True)
     for number, line in enumerate(source.splitlines(), start=1):
-        if not line.isascii() or any(char.isdigit() for char in line):
+        if wanted(line):
             yield Text(display_path(path), number, line)
 
 
@@ -538,9 +548,27 @@ def _check_components(game: Game) -> Iterator[Finding]:
                           f"{item.count}, the pack prints {held}", code="E041")
 
 
-def rulebook_texts(game: Game) -> Iterator[Text]:
-    """The rulebook source, line by line, as the designer wrote it."""
-    yield from _source_lines(game.root / game.spec.rulebook.file, game.root, game.spec.limits)
+def rulebook_texts(game: Game, wanted: Callable[[str], bool] = _checked_line
+                   ) -> Iterator[Text]:
+    """The rulebook source's `wanted` lines, as the designer wrote them."""
+    yield from _source_lines(game.root / game.spec.rulebook.file, game.root, game.spec.limits,
+                             wanted)
+
+
+def _check_icons(game: Game) -> Iterator[Finding]:
+    """Each `:name:` of the pack's text, its rules and its rulebook is an icon game.yaml
+    names (a pack that names none has no icons: its colons are only colons)."""
+    known = game.spec.icons
+    if not known:
+        return
+    rule_texts = [Text(display_path(game.root / (game.spec.rules or "")), line, text)
+                  for line, text in strings(game.rules_data)]
+    listed = ", ".join(sorted(known))
+    for item in [*game.texts, *rule_texts, *rulebook_texts(game, lambda line: ":" in line)]:
+        for name in sorted(set(icons.used(item.text)) - set(known)):
+            yield Finding(item.path, item.line, f"':{name}:' is no icon of the game; its icons "
+                          f"are {listed} (`icons:` in game.yaml; `\\:{name}:` prints the "
+                          "text)", code="E053")
 
 
 def _check_suppress(game: Game) -> list[Finding]:

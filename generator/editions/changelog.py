@@ -3,15 +3,19 @@ reprint` writes it as CHANGELOG.md, in the pack's language (templates/lang `chan
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+from ..text.icons import as_text
 from ..text.language import section_words
 from .record import Changed, Changes
 
 REACH_NAMED = 3  # a rule reaching at most this many faces of a deck names them; more, a count
 
 
-def markdown(changes: Changes, title: str, language: str, deck_names: dict[str, str]) -> str:
+def markdown(changes: Changes, title: str, language: str, deck_names: dict[str, str],
+             icons: Collection[str] = ()) -> str:
     """The changes as Markdown: the rules, then the faces by deck, new, removed and counted
-    again, then the rulebook by section."""
+    again, then the rulebook by section; an icon of `icons` in a name as `[name]`."""
     words = section_words(language, "changelog")
     lines = [f"# {title} — {words['title']} {words['since']} {changes.since} "
              f"({changes.old_version} → {changes.new_version})", ""]
@@ -52,7 +56,7 @@ def markdown(changes: Changes, title: str, language: str, deck_names: dict[str, 
         lines += [f"## {words['rulebook']}", ""]
         for section, diff in changes.rulebook:
             lines += [f"### {section}", "", "```diff", *diff, "```", ""]
-    return "\n".join(lines)
+    return as_text("\n".join(lines), icons)
 
 
 def _by_deck(changed: list[Changed]) -> dict[str, list[Changed]]:

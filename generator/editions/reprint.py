@@ -164,7 +164,8 @@ def report(found: editions.Changes, checked: Checked) -> str:
     game = checked.game
     return changelog.markdown(found, f"{game.spec.title} {game.spec.version}",
                               game.spec.language,
-                              {deck.spec.id: deck.spec.name for deck in game.decks})
+                              {deck.spec.id: deck.spec.name for deck in game.decks},
+                              game.spec.icons)
 
 
 def reprint(name: str, reference: str | None, options: BuildOptions = BuildOptions(),

@@ -25,6 +25,7 @@ from ..pipeline.execute import Assembled
 from ..plan.geometry import MIN_DPI, Box
 from ..plan.parts import LaidOut, code_digest
 from ..plan.render import Face
+from ..text.icons import as_text
 from .base import ExportKind, Side
 from .preflight import Inspection, missing_bleed
 from .profiles import Pixels, load_profiles
@@ -102,7 +103,8 @@ class ImagesExport(ExportKind):
                 files[named[side.face]] = data
                 self.inspect(side, named[side.face], data, pixels)
             rows.append(Listed(named[side.face], side.deck.spec.id, side.card.id,
-                               side.card.name, side.side, side.card.qty, *pixels))
+                               as_text(side.card.name, self.job.game.spec.icons), side.side,
+                               side.card.qty, *pixels))
         listed = [asdict(row) for row in rows]
         return [*(File(name, data) for name, data in files.items()),
                 File("images.csv", _csv(listed)),

@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from ..pack.load import Deck
 from ..pack.schema import CardBase, Section
 from ..pipeline.execute import Assembled
 from ..plan.render import Face
+from ..text.icons import as_text
 from .base import Side
 from .images import ImagesExport
 from .profiles import Pixels
@@ -138,7 +140,8 @@ class TtsExport(ImagesExport):
                 cards.append({
                     "GUID": _guid(self.job.game.name, deck.spec.id, side.card.id, copy),
                     "Name": "Card", "Transform": _transform(place, scale, face_down=True),
-                    "Nickname": side.card.name, "Description": describe(deck, side.card),
+                    "Nickname": as_text(side.card.name, self.job.game.spec.icons),
+                    "Description": describe(deck, side.card, self.job.game.spec.icons),
                     "CardID": deck_key * 100 + slot,
                     "CustomDeck": {str(deck_key): entries[str(deck_key)]}})
         if len(cards) == 1:
@@ -188,7 +191,8 @@ class TtsExport(ImagesExport):
                     "GUID": _guid(self.job.game.name, deck.spec.id, side.card.id, copy),
                     "Name": "Custom_Tile",
                     "Transform": _transform(place, size.width / POKER_WIDTH, face_down=False),
-                    "Nickname": side.card.name, "Description": describe(deck, side.card),
+                    "Nickname": as_text(side.card.name, self.job.game.spec.icons),
+                    "Description": describe(deck, side.card, self.job.game.spec.icons),
                     "CustomImage": {
                         "ImageURL": (folder / named[id(side.face)]).as_uri(),
                         "ImageSecondaryURL": (folder / named[id(back)]).as_uri()
@@ -234,9 +238,9 @@ def _guid(*names: str | int) -> str:
     return hashlib.sha256("/".join(map(str, names)).encode()).hexdigest()[:6]
 
 
-def describe(deck: Deck, card: CardBase) -> str:
-    """A card's text as plain lines, field by declared field, without markup: each value after
-    its label, or after its key when it is not text."""
+def describe(deck: Deck, card: CardBase, icons: Collection[str] = ()) -> str:
+    """A card's text as plain lines, field by declared field, without markup (an icon of
+    `icons` as `[name]`): each value after its label, or after its key when it is not text."""
     lines = []
     for name, spec in deck.spec.fields.items():
         value = getattr(card, name, None)
@@ -258,4 +262,4 @@ def describe(deck: Deck, card: CardBase) -> str:
                   for item in card.sections]
     lines += [text for name in ("quote", "motto") if name not in deck.spec.fields
               for text in [getattr(card, name)] if text]
-    return "\n".join(line.replace("**", "") for line in lines)
+    return "\n".join(as_text(line.replace("**", ""), icons) for line in lines)

@@ -36,7 +36,7 @@ import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
@@ -72,8 +72,22 @@ class FetchMissing(ValueError):
 def _weasyprint() -> Any:
     """Import WeasyPrint only when a page is really laid out (the import takes a second)."""
     import weasyprint
+    from weasyprint import html
 
+    svg = "{http://www.w3.org/2000/svg}svg"
+    html.HTML_HANDLERS[svg] = partial(_inline_svg, html.HTML_HANDLERS[svg])
     return weasyprint
+
+
+def _inline_svg(handle: Any, element: Any, box: Any, *args: Any) -> Any:
+    """An icon drawn in text (an inline SVG of class `icon`) has its `currentColor` in the
+    colour of the text around it: WeasyPrint draws an inline SVG as a picture of its own,
+    which would otherwise take black (internal API, pinned with WeasyPrint's version)."""
+    if "icon" in (element.get("class") or "").split() and element.get("color") is None:
+        red, green, blue, alpha = box.style["color"].to("srgb")
+        element.set("color", f"rgba({red * 255:.0f}, {green * 255:.0f}, {blue * 255:.0f}, "
+                             f"{alpha:g})")
+    return handle(element, box, *args)
 
 
 def preload() -> None:
@@ -607,9 +621,14 @@ def _overflow_mm(text: Any, context: _Context) -> tuple[float, str]:
     and would flag text that sits well inside.
     """
     assert context.bottom is not None and context.right is not None
-    ink_bottom = text.position_y + text.baseline + DESCENDER_EM * text.style["font_size"]
+    if type(text).__name__ == "TextBox":
+        ink_bottom = text.position_y + text.baseline + DESCENDER_EM * text.style["font_size"]
+        ink_right = text.position_x + text.width
+    else:  # an icon drawn in the text: its picture
+        ink_bottom = text.content_box_y() + text.height
+        ink_right = text.content_box_x() + text.width
     bottom = ink_bottom - context.bottom
-    right = text.position_x + text.width - context.right
+    right = ink_right - context.right
     if bottom >= right:
         return bottom / PX_PER_MM, "bottom"
     return right / PX_PER_MM, "right"
@@ -650,16 +669,18 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
             if not context.source:
                 continue
             kind = type(box).__name__
-            if kind == "TextBox" and box.text.strip():
+            if kind == "TextBox" and box.text.strip() or _is_icon(box):
                 texts[id(box)] = context
                 if context.bottom is None:
-                    loose.setdefault(context.source, box.text.strip())
+                    loose.setdefault(context.source, getattr(box, "text", ":icon:").strip())
                     continue
                 field = _field_name(box, context)
                 top, bottom = box.position_y, box.position_y + box.height
                 extent = extents.setdefault(context.container, {}).setdefault(
                     field, _Extent(top, bottom))
                 extent.top, extent.bottom = min(extent.top, top), max(extent.bottom, bottom)
+                if kind != "TextBox":
+                    legibility.icon(box, context)
                 amount, edge = _overflow_mm(box, context)
                 key = (context.source, field)
                 if amount > TOLERANCE_MM and amount > worst.get(key, (0, "", 0))[0]:
@@ -682,6 +703,11 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
         found.append(Found("W072", "text in no .safe or data-box box, so not checked for "
                            f"overflow (first: '{_short(text)}')", source))
     return found + legibility.found(told=set(worst)) + faces.found()
+
+
+def _is_icon(box: Any) -> bool:
+    """Whether a box is an icon drawn in text (game.yaml `icons`), measured as text is."""
+    return type(box).__name__ == "InlineReplacedBox" and "icon" in _classes(box)
 
 
 def _pushed(field: str, extents: dict[str, _Extent]) -> str:
@@ -919,13 +945,7 @@ class _Legibility:
         top = text.position_y + text.baseline - EM_TOP * size
         bottom = text.position_y + text.baseline + DESCENDER_EM * size
         ink = (text.position_x, top, text.position_x + text.width, bottom)
-        if context.safe is not None and context.bottom is not None:  # else told as W072
-            amount, edge = max((context.safe[0] - ink[0], "left"), (ink[2] - context.safe[2],
-                               "right"), (context.safe[1] - ink[1], "top"),
-                               (ink[3] - context.safe[3], "bottom"))
-            amount /= PX_PER_MM
-            if amount > TOLERANCE_MM and amount > self.outside.get(key, (0, ""))[0]:
-                self.outside[key] = (amount, edge)
+        self._within_safe(key, ink, context)
         below = _backdrop(paints, (ink[0] + ink[2]) / 2, (ink[1] + ink[3]) / 2)
         if below is None:
             return
@@ -936,6 +956,24 @@ class _Legibility:
         need = LARGE_CONTRAST if large else CONTRAST
         if ratio < need and ratio < self.faint.get(key, (need, 0, "", ""))[0]:
             self.faint[key] = (ratio, need, to_hex(shown), to_hex(below))
+
+    def icon(self, box: Any, context: _Context) -> None:
+        """Check an icon drawn in text keeps to the safe zone, as its text must."""
+        left, top = box.content_box_x(), box.content_box_y()
+        self._within_safe((context.source, _field_name(box, context)),
+                          (left, top, left + box.width, top + box.height), context)
+
+    def _within_safe(self, key: tuple[str, str], ink: tuple[float, float, float, float],
+                     context: _Context) -> None:
+        """Keep how far ink reaches outside its card's safe zone, the worst of each field."""
+        if context.safe is None or context.bottom is None:  # else told as W072
+            return
+        amount, edge = max((context.safe[0] - ink[0], "left"), (ink[2] - context.safe[2],
+                           "right"), (context.safe[1] - ink[1], "top"),
+                           (ink[3] - context.safe[3], "bottom"))
+        amount /= PX_PER_MM
+        if amount > TOLERANCE_MM and amount > self.outside.get(key, (0, ""))[0]:
+            self.outside[key] = (amount, edge)
 
     def found(self, told: set[tuple[str, str]]) -> list[Found]:
         """One finding per card, field and problem, the worst instance of it; a field `told`

@@ -36,6 +36,7 @@ from ..plan.geometry import Box, Geometry
 from ..plan.impose import booklet_order
 from ..plan.parts import LaidOut, Part
 from ..plan.render import Face, Renderer, css_source
+from ..text import icons
 from ..text.fonts import FontRegistry
 from ..text.language import pack_words
 from ..text.markdown_cjk import cjk_friendly, table_words
@@ -146,7 +147,17 @@ def _markdown() -> MarkdownIt:
     md.use(cjk_friendly).use(table_words)
     md.core.ruler.push("lead_ins", _lead_ins)
     md.core.ruler.push("short_tables", _short_tables)
+    md.core.ruler.before("text_join", "icon_escapes", _icon_escapes)
     return md
+
+
+def _icon_escapes(state: StateCore) -> None:
+    """An escaped colon (`\\:coin:`) stays a colon that starts no icon: a character
+    reference, which icons.draw does not read."""
+    for token in state.tokens:
+        for child in token.children or []:
+            if child.type == "text_special" and child.info == "escape" and child.content == ":":
+                child.type, child.content = "html_inline", "&#58;"
 
 
 LEAD = "lead"  # the class of a paragraph that introduces what follows it
@@ -366,6 +377,7 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
     body, headings = markdown_html(rulebook_markdown(game))
     renderer = Renderer(game, geometry)
+    body = Markup(icons.draw(body, renderer.icons))
     spec = game.spec.rulebook
     figures = gallery(decks, renderer, geometry, page.width - 2 * margin) \
         if spec.gallery and renderer.words["gallery"] else []

@@ -16,6 +16,7 @@ FontFamily = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9 _-]+$")]
 # An id names files (`<nnn>-<card-id>-front.png`): 48 characters of 4 bytes each, and what
 # goes round them, stay within the 255 bytes a file name may have.
 Id = Annotated[str, StringConstraints(max_length=48)]
+IconName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_-]*$", max_length=48)]
 
 FieldType = Literal[
     "str", "text", "int", "bool", "ref", "refs", "choice", "list", "sections", "counts", "image",
@@ -214,6 +215,8 @@ class GameSpec(Strict):
     backs: dict[Id, BackSpec] = {}
     tables: dict[str, dict[str, dict[str, Any]]] = {}
     stylesheet: str | None = None
+    icons: dict[IconName, str] = Field({}, description="images drawn in text: `:coin:` in any "
+                                       "text draws the file given for `coin` (SVG or PNG)")
     rules: str | None = Field(None, description="the pack's rules data file, quoted as {path}")
     sizes: dict[str, SizeSpec] = {}
     dice: list[DieSpec] = []

@@ -14,6 +14,8 @@ from ..check.findings import Finding, display_path
 from .files import FileRefused, inside, read_text
 from .schema import DEFAULT_LIMITS, Limits
 
+MAPPING_HINT = (" (a text holding ': ', as an icon `:coin:` followed by a space does, goes in "
+                "quotes: 'pay :coin: now')")
 
 class LineDict(dict):
     """A YAML mapping that remembers the line of each key."""
@@ -241,6 +243,8 @@ def parse_yaml(text: str, path: Path, findings: list[Finding],
         if "maximum nesting depth" in problem:  # PyYAML 6.0.4 stops deep nesting itself
             findings.append(Finding(where, line, _depth_message(limits), code="E006"))
         else:
+            if "mapping values are not allowed" in problem:
+                problem += MAPPING_HINT
             findings.append(Finding(where, line, f"YAML syntax: {problem}", code="E002"))
         return None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow

@@ -15,10 +15,11 @@ from markupsafe import Markup, escape
 from .. import FONTS_DIR, TEMPLATES_DIR
 from ..check.colors import ink
 from ..check.findings import Finding, PackError, display_path
-from ..pack.files import FileRefused, pack_text
+from ..pack.files import FileRefused, pack_bytes, pack_text
 from ..pack.load import Deck, Game
 from ..pack.schema import CardBase, Limits
 from ..pack.yamlfile import line_of
+from ..text import icons
 from ..text.fonts import FontRegistry
 from ..text.language import pack_words
 from ..text.typeset import keep_together
@@ -176,7 +177,8 @@ class Renderer:
             **context,
             "font_css": Markup(font_css),
             "base_css": Markup(css_source("templates/base.css.j2")
-                               + self.render("base.css.j2", context)),
+                               + self.render("base.css.j2", context)
+                               + (icons.STYLE if game.icons else "")),
             "pack_css": Markup(pack_css),
         }
 
@@ -262,8 +264,28 @@ class Renderer:
             raise PackError([sandbox.failure(exc, at, "", "E060")]) from None
 
     def _render(self, name: str, deck: Deck, where: tuple[str, int], **extra: Any) -> Markup:
-        """A face or back, its paragraphs ending on no lone character or word."""
-        return Markup(keep_together(self.render(name, {**self.context(deck), **extra}, where)))
+        """A face or back, its icons drawn, its paragraphs ending on no lone character or
+        word."""
+        html = self.render(name, {**self.context(deck), **extra}, where)
+        return Markup(keep_together(icons.draw(html, self.icons)))
+
+    @cached_property
+    def icons(self) -> dict[str, str]:
+        """What draws each icon of the game, by name."""
+        return icon_markup(self.game)
+
+
+def icon_markup(game: Game) -> dict[str, str]:
+    """The inline HTML drawing each icon game.yaml names; one whose file cannot be read is
+    left out (validate has said why, at its line)."""
+    drawn = {}
+    for name, file in game.spec.icons.items():
+        try:
+            data = pack_bytes(game.root, file, game.spec.limits.file_bytes)
+        except FileRefused:
+            continue
+        drawn[name] = icons.markup(name, Path(file), data)
+    return drawn
 
 
 def render_shared(name: str, **context: Any) -> str:
