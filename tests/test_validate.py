@@ -144,7 +144,8 @@ def test_json_strict_and_exit_codes(packs: Path, capsys) -> None:
     report = json.loads(capsys.readouterr().out)
     assert report == {"games": [{"game": "mini", "errors": 0, "warnings": 1, "findings": [
         {"path": str(spells), "line": 8, "message": "card 'S2' (治疗术) is a draft",
-         "level": "warning", "code": "W001"}], "unchecked": []}]}
+         "level": "warning", "code": "W001"}], "unchecked": [],
+        "shrunk": []}]}
 
 
 def test_a_field_pushed_out_names_the_field_whose_text_grew(packs: Path) -> None:

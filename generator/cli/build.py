@@ -57,7 +57,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if args.json:
             report.append({"game": name, "errors": errors, "warnings": warnings,
                            "findings": [asdict(f) for f in result.findings],
-                           "unchecked": result.unchecked})
+                           "unchecked": result.unchecked, "shrunk": result.shrunk})
             continue
         for finding in result.findings:
             print(finding)

@@ -33,7 +33,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache, partial
@@ -265,13 +265,15 @@ def layout(
     cuts: CutFonts | None = None,
     max_bytes: int = DEFAULT_LIMITS.file_bytes,
     folder: Path | None = None,
+    shrunk: list[Shrunk] | None = None,
 ) -> Any:
     """Lay out one HTML document into pages, refusing outside files; None if it cannot be.
 
     Files are served from the project and from base_dir, the game pack's own folder, fonts
     of `cuts` cut down, which WeasyPrint copies into `folder` (the caller removes it) when
     given; each is added to `served`. What WeasyPrint says, and a file it
-    may not have, goes to `found`.
+    may not have, goes to `found`. Given `shrunk`, text marked to shrink is set at the
+    largest size that fits, each so set told there.
     """
     weasyprint = _weasyprint()
     fetcher = make_fetcher(allowed_files, (PROJECT_ROOT, base_dir), served, cuts, found,
@@ -285,6 +287,9 @@ def layout(
             sheets = [_stylesheet(rules, base_dir)] if rules else []
             page = weasyprint.HTML(string=html, base_url=base_url, url_fetcher=fetcher)
             document = page.render(font_config=fonts, stylesheets=sheets)
+            if shrunk is not None:
+                document = _shrink(document, lambda: page.render(
+                    font_config=fonts, stylesheets=sheets), shrunk)
             for url in _attachments(page, document) + _svg_images(document):
                 fetcher.fetch(url).close()  # else fetched only when the PDF is written
             return None if fetcher.refused else document
@@ -294,6 +299,99 @@ def layout(
         except (FetchRefused, FetchMissing):  # an attachment, found by the fetcher
             pass
         return None
+
+
+FIT_STEP_PT = 0.25  # text that shrinks to fit is tried at sizes this far apart
+FIT_FLOOR_PT = 6.0  # the smallest size it shrinks to, when neither the field nor the card says
+
+
+class Shrunk(NamedTuple):
+    """A field set smaller to fit its box: its card (or `back:<id>`), its name, its size."""
+
+    source: str
+    field: str
+    points: float
+
+
+def _shrink(document: Any, again: Callable[[], Any], shrunk: list[Shrunk]) -> Any:
+    """The document with each field marked `data-fit="shrink"` that runs past its box set at
+    the largest size that fits, from its own down to its floor (`data-fit-min`, else the
+    card's smallest readable size) in steps of FIT_STEP_PT, found by halving: every such
+    field of the part is tried at once, each layout a real one. A field that does not fit
+    at its floor stays there (and is told as past its box)."""
+    fits = {key: fit for key, fit in _fitting(document).items()
+            if key in _overflowing(document)}
+    if not fits:
+        return document
+    sizes = {key: _sizes(base, floor) for key, (_, base, floor) in fits.items()}
+    bounds = {key: [0, len(tried) - 1] for key, tried in sizes.items()}
+
+    def set_sizes(choose: Callable[[tuple[str, str]], int]) -> Any:
+        for key, (element, _, _) in fits.items():
+            element.set("style", f"{element.get('data-fit-style', '')};font-size:"
+                                 f"{sizes[key][choose(key)]:g}pt")
+        return again()
+
+    while any(low < high for low, high in bounds.values()):
+        middle = {key: (low + high) // 2 for key, (low, high) in bounds.items()}
+        over = _overflowing(set_sizes(middle.__getitem__))
+        for key, (low, high) in bounds.items():
+            if low < high:
+                bounds[key] = [low, middle[key]] if key not in over else [middle[key] + 1, high]
+    shrunk += [Shrunk(source, field, sizes[source, field][bounds[source, field][0]])
+               for source, field in sorted(fits)]
+    return set_sizes(lambda key: bounds[key][0])
+
+
+def _sizes(base: float, floor: float) -> list[float]:
+    """The sizes, in points, a field tries below its own: FIT_STEP_PT apart, the floor last."""
+    count = max(1, math.ceil(round((base - floor) / FIT_STEP_PT, 6)))
+    return [max(floor, round(base - FIT_STEP_PT * step, 4)) for step in range(1, count + 1)]
+
+
+def _fitting(document: Any) -> dict[tuple[str, str], tuple[Any, float, float]]:
+    """Each field of a card marked to shrink, by card and field name: its element (its own
+    style kept aside), its size and its floor, in points."""
+    fits: dict[tuple[str, str], tuple[Any, float, float]] = {}
+    for page in document.pages:
+        for box, context in _walk(page._page_box, _Context()):
+            element = _element(box)
+            if element is None or element.get("data-fit") != "shrink" or not context.source:
+                continue
+            key = (context.source, element.get("data-field") or _field_name(box, context))
+            if key in fits:
+                continue
+            base = box.style["font_size"] * PT_PER_PX
+            floor = _points(element.get("data-fit-min") or "")
+            if floor is None:
+                readable = _length_px(box.style, "__pnp_min_text")
+                floor = readable * PT_PER_PX if readable else FIT_FLOOR_PT
+            if element.get("data-fit-style") is None:
+                element.set("data-fit-style", element.get("style") or "")
+            if floor < base:
+                fits[key] = (element, base, floor)
+    return fits
+
+
+def _points(length: str) -> float | None:
+    """A length in pt, mm or px as points; None when it is not one."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(pt|mm|px)\s*", length)
+    if not match:
+        return None
+    scale = {"pt": 1.0, "mm": 72 / 25.4, "px": PT_PER_PX}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+def _overflowing(document: Any) -> set[tuple[str, str]]:
+    """Each field of a card whose text runs past its box, by card and field name."""
+    over = set()
+    for page in document.pages:
+        for box, context in _walk(page._page_box, _Context()):
+            if context.source and context.bottom is not None and (
+                    type(box).__name__ == "TextBox" and box.text.strip() or _is_icon(box)) \
+                    and _overflow_mm(box, context)[0] > TOLERANCE_MM:
+                over.add((context.source, _field_name(box, context)))
+    return over
 
 
 XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
@@ -474,15 +572,18 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
     found: list[Found] = []
     served: set[Path] = set()
     cuts = CutFonts(fonts, html)
+    shrunk: list[Shrunk] = []
     with tempfile.TemporaryDirectory(prefix="pnp-fonts-") as folder:
-        document = layout(html, base_dir, found, fonts, served, cuts, max_bytes, Path(folder))
+        document = layout(html, base_dir, found, fonts, served, cuts, max_bytes, Path(folder),
+                          shrunk if "data-fit=" in html else None)
         if document is None:
             return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
         found += measure(document, min_dpi)
         data = write_pdf(document, found, html, cuts.given) if write and not _errors(found) else b""
         return LaidOut(b"" if _errors(found) else data, len(document.pages), found,
                        [stamp(path) for path in sorted(served)], _anchors(document),
-                       _links(document), placements(document), time.perf_counter() - started)
+                       _links(document), placements(document), time.perf_counter() - started,
+                       [(item.source, item.field, item.points) for item in shrunk])
 
 
 def _errors(found: list[Found]) -> bool:

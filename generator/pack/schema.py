@@ -43,6 +43,11 @@ class FieldSpec(Strict):
     choices: list[str] | None = Field(None, description="for choice: the allowed values")
     printed: bool = Field(True, description="false for data no card template prints (a "
                           "reference the rules use), so validate does not ask for it (W026)")
+    fit: Literal["shrink"] | None = Field(None, description="shrink: the text is set at the "
+                                          "largest size that fits its box, down to `min`")
+    min: str | None = Field(None, pattern=r"^\d+(\.\d+)?(pt|mm)$", description="with `fit: "
+                            "shrink`, the smallest size (`6pt`); by default the card's "
+                            "smallest readable size")
 
 
 class BackSpec(Strict):
@@ -280,7 +285,9 @@ def _card_model(deck_id: str, declared: tuple[tuple[str, str, tuple, bool], ...]
         python_type = _PYTHON_TYPES[kind]
         if kind == "choice" and choices:
             python_type = Literal[choices]
-        fields[name] = (python_type, ...) if required else (python_type | None, None)
+        built_in = CardBase.model_fields.get(name)  # declared to be shrunk, say: its default
+        default = built_in.default if built_in is not None else None
+        fields[name] = (python_type, ...) if required else (python_type | None, default)
     return create_model(f"Card_{deck_id}", __base__=CardBase, **fields)
 
 

@@ -257,6 +257,7 @@ class Report:
 
     findings: list[Finding]
     unchecked: list[str]
+    shrunk: list[dict[str, str]] = field(default_factory=list)  # fields set smaller to fit
 
 
 def validate_game(name: str, cards_dir: Path = CARDS_DIR,
@@ -285,4 +286,5 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
     found = reported(checked.game, executor.findings(sites(checked.game)))
     hidden = hidden_by(checked.findings)  # a missing glyph hides its backstop on the page
     found = [finding for finding in found if finding.code not in hidden]
-    return Report(sorted(set(checked.findings + found)), unchecked)
+    return Report(sorted(set(checked.findings + found)), unchecked,
+                  executor.shrunk(sites(checked.game)))

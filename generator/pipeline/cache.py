@@ -233,7 +233,8 @@ class PartCache:
         """Keep a written part for the next build."""
         self._write(key, part.pdf, {"pages": part.pages, "found": part.found,
                                     "files": part.files, "anchors": part.anchors,
-                                    "links": part.links, "faces": part.faces})
+                                    "links": part.links, "faces": part.faces,
+                                    "shrunk": part.shrunk})
 
     def joined(self, key: str, join: Callable[[], bytes], what: str = "joined output",
                again: str = "joined again") -> bytes:
@@ -318,6 +319,8 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
                  for page, face, box, clip, radius, turn in meta["faces"]]
         if any(face.turn not in (0, 90, 180, 270) for face in faces):
             raise ValueError("a turn")
+        shrunk = [(str(source), str(name), float(points))
+                  for source, name, points in meta.get("shrunk", [])]
         on_pages = [*anchors.values(), *(link.page for link in links),
                     *(face.page for face in faces)]
         if not all(type(page) is int and 0 <= page < pages for page in on_pages):
@@ -329,7 +332,7 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
         raise Damaged(f"its record is not the shape of a part ({exc})") from None
     if any(stamp_or_none(Path(path)) != (path, size, mtime) for path, size, mtime in files):
         return None
-    return LaidOut(pdf, pages, found, files, anchors, links, faces)
+    return LaidOut(pdf, pages, found, files, anchors, links, faces, shrunk=shrunk)
 
 
 def stamp_or_none(path: Path) -> tuple[str, int, int] | None:

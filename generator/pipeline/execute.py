@@ -214,6 +214,16 @@ class Executor:
         return sorted(set(located.values()))
 
 
+    def shrunk(self, sites: dict[str, Site]) -> list[dict[str, str]]:
+        """Each field of a card set smaller to fit its box: where the card is, its id, the
+        field and the size."""
+        told = {(source, name, points) for laid in self.done.values()
+                for source, name, points in laid.shrunk}
+        return [{"where": f"{sites[source].path}:{sites[source].line}" if source in sites
+                 else "", "card": source, "field": name, "size": f"{points:g}pt"}
+                for source, name, points in sorted(told)]
+
+
 def locate(found: Found, origin: str, sites: dict[str, Site]) -> Finding:
     """One thing found on a laid-out page, at the place a designer would fix it."""
     site = sites.get(found.source)

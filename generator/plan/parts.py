@@ -203,7 +203,7 @@ class FaceBox(NamedTuple):
 class LaidOut:
     """One part laid out: its PDF (empty when not written), its pages, what measuring it
     found, the files it read, the page each anchor landed on, its links into other parts and
-    the boxes faces are to be drawn into."""
+    the boxes faces are to be drawn into, and each field it set smaller to fit its box."""
 
     pdf: bytes
     pages: int
@@ -213,3 +213,4 @@ class LaidOut:
     links: list[Link]
     faces: list[FaceBox]
     seconds: float = 0.0
+    shrunk: list[tuple[str, str, float]] = field(default_factory=list)  # card, field, pt

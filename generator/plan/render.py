@@ -17,7 +17,7 @@ from ..check.colors import ink
 from ..check.findings import Finding, PackError, display_path
 from ..pack.files import FileRefused, pack_bytes, pack_text
 from ..pack.load import Deck, Game
-from ..pack.schema import CardBase, Limits
+from ..pack.schema import CardBase, DeckSpec, Limits
 from ..pack.yamlfile import line_of
 from ..text import icons
 from ..text.fonts import FontRegistry
@@ -191,7 +191,8 @@ class Renderer:
                 html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
                                     where=(display_path(deck.path), line))
             self.fields_read.setdefault(deck.spec.id, set()).update(read)
-            self._faces[key] = self._stamped(html, deck.spec.id, card.id, rules)
+            self._faces[key] = self._stamped(fitted(html, deck.spec), deck.spec.id, card.id,
+                                             rules)
         return self._faces[key]
 
     def back(self, deck: Deck, card: CardBase, face: Face | None = None) -> Face | None:
@@ -273,6 +274,17 @@ class Renderer:
     def icons(self) -> dict[str, str]:
         """What draws each icon of the game, by name."""
         return icon_markup(self.game)
+
+
+def fitted(html: Markup, deck: DeckSpec) -> Markup:
+    """A face with each field its deck shrinks to fit (`fit: shrink`) marked for the layout,
+    wherever the template marks the field (`data-field`)."""
+    for name, spec in deck.fields.items():
+        if spec.fit == "shrink":
+            marks = 'data-fit="shrink"' + (f' data-fit-min="{spec.min}"' if spec.min else "")
+            html = Markup(re.sub(rf'(?=data-field="{re.escape(name)}[".])', marks + " ",
+                                 str(html)))
+    return html
 
 
 def icon_markup(game: Game) -> dict[str, str]:
