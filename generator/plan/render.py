@@ -25,6 +25,7 @@ from ..text.typeset import keep_together
 from . import sandbox
 from .geometry import Geometry
 from .parts import CSS_SOURCE
+from .qr import qr
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -46,6 +47,7 @@ def _environment(pack_templates: Path, limits: Limits) -> jinja2.Environment:
                               autoescape=lambda name: not (name or "").endswith(".css.j2"))
     env.filters["rich"] = rich
     env.globals["ink"] = ink
+    env.globals["qr"] = qr
     env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
     return env
 
