@@ -79,6 +79,9 @@ def test_example_cards_print_every_name_and_rule(out_root: Path) -> None:
     assert flat(f"Take {rules['crew']['merchant']['oil']} from the supply.") in text  # :oil:
     assert ":oil:" not in text and ":coin:" not in text  # drawn, not printed
     assert flat(f"before tide {rules['ships']['pepper_tide']}.") in text
+    for deck in ("crew", "ships"):  # each card numbered in its deck: "Crew · 3 / 8"
+        count = len(decks[deck].cards)
+        assert [n for n in range(1, count + 1) if f"·{n}/{count}" not in text] == [], deck
     rulebook = "".join(page_texts(out_root / GAME / "rulebook-a4.pdf"))
     assert flat(f"Reveal {rules['tide']['ships']} ships from the deck") in rulebook
 

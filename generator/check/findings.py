@@ -109,6 +109,8 @@ CODES: dict[str, Code] = {
                  "of either (`pnp export --strict` stops on it)"),
     "W087": Code("warning", "an overview page shrinks its component so far that text at the "
                  "readable minimum prints smaller"),
+    "W088": Code("warning", "a QR code's modules print smaller than 0.4 mm, too small to scan "
+                 "reliably"),
     "E082": Code("error", "a font file of the pack's cannot be used: not a TrueType or OpenType "
                  "font, forbidding embedding, not the weight or style declared, or named like "
                  "one of the project's"),

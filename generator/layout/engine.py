@@ -47,11 +47,13 @@ from ..pack.files import FileRefused, read_bytes
 from ..pack.schema import DEFAULT_LIMITS
 from ..pdf.assemble import embedded_fonts
 from ..plan.parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
+from ..plan.qr import MODULES_ATTRIBUTE, QUIET_ZONE
 from ..text.fonts import BOLD, cut_font, face_key, face_name, is_cjk_language
 
 PX_PER_MM = 96 / 25.4
 PT_PER_PX = 0.75  # CSS px to PDF points
 TOLERANCE_MM = 0.1  # rounding slack before text counts as past its box
+QR_MODULE_MM = 0.4  # the smallest module of a QR code that prints and scans reliably
 DESCENDER_EM = 0.12  # how far below the baseline a CJK glyph's ink reaches (ideographic em box)
 
 
@@ -751,8 +753,9 @@ class _Extent:
 
 
 def measure(document: Any, min_dpi: float) -> list[Found]:
-    """Text past its box, text in no box, raster images printed below `min_dpi`, and text
-    hard to read (too faint, too small, outside the safe zone), by card.
+    """Text past its box, text in no box, raster images printed below `min_dpi`, text hard
+    to read (too faint, too small, outside the safe zone), and QR codes whose modules print
+    too small to scan, by card.
 
     A field pushed out by a taller field above it in the same box names that field too: its
     text is what grew.
@@ -762,11 +765,15 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
     loose: dict[str, str] = {}
     extents: dict[int, dict[str, _Extent]] = {}
     legibility, faces = _Legibility(), _Faces()
+    codes: dict[str, tuple[float, int]] = {}  # by card: its QR code of the smallest modules
     for page in document.pages:
         texts: dict[int, _Context] = {}  # each text box of a card, by id, with its context
         for box, context in _walk(page._page_box, _Context()):
             if type(box).__name__ == "TextBox":
                 faces.read(box, context)
+            code = _qr_module(box)
+            if code is not None and code < codes.get(context.source, (math.inf, 0)):
+                codes[context.source] = code
             if not context.source:
                 continue
             kind = type(box).__name__
@@ -803,12 +810,36 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
     for source, text in sorted(loose.items()):
         found.append(Found("W072", "text in no .safe or data-box box, so not checked for "
                            f"overflow (first: '{_short(text)}')", source))
+    for source, (module, modules) in sorted(codes.items()):
+        if module < QR_MODULE_MM:
+            subject = f"{_subject(source)}: a" if source else "A"
+            shown = math.floor(module * 100) / 100  # never "0.40 mm, below 0.4 mm"
+            needed = _tenths_up(QR_MODULE_MM * (modules + 2 * QUIET_ZONE))
+            found.append(Found("W088", f"{subject} QR code of {modules} modules prints them "
+                               f"{shown:.2f} mm wide, below {QR_MODULE_MM:g} mm: print it at "
+                               f"least {needed:.1f} mm wide, or give it a shorter text", source))
     return found + legibility.found(told=set(worst)) + faces.found()
 
 
 def _is_icon(box: Any) -> bool:
     """Whether a box is an icon drawn in text (game.yaml `icons`), measured as text is."""
     return type(box).__name__ == "InlineReplacedBox" and "icon" in _classes(box)
+
+
+def _tenths_up(length: float) -> float:
+    """A length rounded up to a tenth (of a millimetre)."""
+    return math.ceil(round(length * 10, 6)) / 10
+
+
+def _qr_module(box: Any) -> tuple[float, int] | None:
+    """A QR code's module width as laid out, in mm, and its modules across (quiet zone left
+    out); None for any other box."""
+    element = _element(box)
+    modules = element.get(MODULES_ATTRIBUTE) if element is not None else None
+    if modules is None or not hasattr(box, "replacement") or not modules.isdigit() or \
+            int(modules) == 0:
+        return None
+    return box.width / PX_PER_MM / (int(modules) + 2 * QUIET_ZONE), int(modules)
 
 
 def _pushed(field: str, extents: dict[str, _Extent]) -> str:

@@ -9,8 +9,6 @@ numbers, and the folios (page numbers and running heads) printed over every page
 
 from __future__ import annotations
 
-import base64
-import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ from ..plan.faces import Faces
 from ..plan.geometry import Box, Geometry
 from ..plan.impose import booklet_order
 from ..plan.parts import LaidOut, Part
+from ..plan.qr import draw_markers, qr_marker
 from ..plan.render import Face, Renderer, css_source
 from ..text import icons
 from ..text.fonts import FontRegistry
@@ -71,6 +70,7 @@ def _environment(root: Path, limits: Limits) -> jinja2.Environment:
                               autoescape=False, keep_trailing_newline=True)
     env.filters["cell"] = lambda value: str(value).replace("|", "\\|").replace("\n", " ")
     env.filters["signed"] = lambda value: f"{value:+d}" if isinstance(value, int) else f"{value:+}"
+    env.globals["qr"] = qr_marker  # drawn once the Markdown is HTML, which has no raw HTML
     return env
 
 
@@ -226,17 +226,6 @@ def _chapter_html(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
     return keep_together(md.renderer.render(tokens, md.options, {})), tuple(headings)
 
 
-def qr_data_uri(url: str) -> str:
-    """A QR code of `url` as an SVG data: URI."""
-    import qrcode
-    import qrcode.image.svg
-
-    image = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, box_size=10)
-    buffer = io.BytesIO()
-    image.save(buffer)
-    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
 @dataclass(frozen=True)
 class Figure:
     """One card of the gallery: its face, caption and scale."""
@@ -376,6 +365,7 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     page = geometry.half(paper) if booklet else geometry.papers[paper]
     margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
     body, headings = markdown_html(rulebook_markdown(game))
+    body = Markup(draw_markers(body))
     renderer = Renderer(game, geometry)
     body = Markup(icons.draw(body, renderer.icons))
     spec = game.spec.rulebook
@@ -392,14 +382,12 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     css = css_source("templates/rulebook.css.j2") + renderer.render(
         "rulebook.css.j2", {**context, "page": page, "margin": margin, "font_size": font_size})
 
-    qr = qr_data_uri(game.spec.url) if game.spec.url else None
-
     def render(mode: str, **values: object) -> str:
         given = {"body": "", "gallery": [], "numbers": None, "folios": [], "face_keys": None,
                  "back_cover": False, "contents": [False], **values}
         return renderer.render("rulebook.html.j2", {
             **context, "mode": mode, "rulebook_css": Markup(css), "headings": headings,
-            "gallery_id": gallery_id, "qr": qr, "gap": FIGURE_GAP, **given})
+            "gallery_id": gallery_id, "gap": FIGURE_GAP, **given})
 
     return Rulebook(render, _pieces(body, sections), headings, faces.keys if figures else None,
                     back_cover=booklet)

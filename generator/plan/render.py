@@ -26,6 +26,7 @@ from ..text.typeset import keep_together
 from . import sandbox
 from .geometry import Geometry
 from .parts import CSS_SOURCE
+from .qr import qr
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -47,6 +48,7 @@ def _environment(pack_templates: Path, limits: Limits) -> jinja2.Environment:
                               autoescape=lambda name: not (name or "").endswith(".css.j2"))
     env.filters["rich"] = rich
     env.globals["ink"] = ink
+    env.globals["qr"] = qr
     env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
     return env
 
@@ -128,6 +130,11 @@ class Renderer:
         self.lookup = {
             deck.spec.id: {card.id: card for card in deck.cards} for deck in game.decks
         }
+        self.numbers = {  # each card's place in its deck, from 1, in the deck's order
+            deck.spec.id: {card.id: index for index, card in enumerate(deck.cards, start=1)}
+            for deck in game.decks
+        }
+        self.whole = {deck.spec.id: (len(deck.cards), deck.copies) for deck in game.decks}
         self.rule_paths = sandbox.rule_paths(game.rules)  # traced as faces are rendered
         self.rule_paths[id(self.lookup)] = CARDS_READ  # and the other cards a face reads
         self.rule_paths.update((id(cards), f"{CARDS_READ}.{deck}")
@@ -135,9 +142,13 @@ class Renderer:
         self._linked: dict[str, bytes] = {}  # each file a face links to: its content's hash
 
     def context(self, deck: Deck) -> dict[str, Any]:
-        """What every card template sees."""
+        """What every card template sees; the deck counted whole, as the game has it (the
+        layout checks may be given it less the cards they cannot lay out)."""
         size = self.geometry.sizes[deck.spec.size]
+        count, copies = self.whole.get(deck.spec.id, (len(deck.cards), deck.copies))
         return {
+            "count": count,
+            "copies": copies,
             "game": self.game.spec,
             "deck": deck.spec,
             "tables": self.game.spec.tables,
@@ -189,6 +200,7 @@ class Renderer:
             with sandbox.reading(self.env, card) as read, \
                     sandbox.tracing(self.env, self.rule_paths) as rules:
                 html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
+                                    index=self.numbers.get(deck.spec.id, {}).get(card.id, 0),
                                     where=(display_path(deck.path), line))
             self.fields_read.setdefault(deck.spec.id, set()).update(read)
             self._faces[key] = self._stamped(fitted(html, deck.spec), deck.spec.id, card.id,
