@@ -77,6 +77,8 @@ CODES: dict[str, Code] = {
     "E062": Code("error", "a template reaches past the sandbox, or runs past its time or "
                  "output limit",
                  stops="card game"),
+    "E063": Code("error", "a rulebook image is given an attribute other than its width and "
+                 "height in mm, cm, in, pt or %"),
     "E070": Code("error", "text runs past its box on the laid-out page"),
     "E071": Code("error", "a raster image prints below 300 dpi"),
     "W072": Code("warning", "text on a face lies in no `.safe` or `data-box` box, so its fit "

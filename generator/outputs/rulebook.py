@@ -14,16 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache, partial
 from pathlib import Path
+from typing import NamedTuple
 
 import jinja2
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markupsafe import Markup
+from mdit_py_plugins.attrs import attrs_plugin
 
 from .. import TEMPLATES_DIR
 from ..check.findings import Finding, PackError, display_path
-from ..pack.files import FileRefused, regular
+from ..pack.files import FileRefused, read_text, regular
 from ..pack.load import Deck, Game
 from ..pack.schema import Limits
 from ..pdf.assemble import impose_booklet
@@ -105,7 +108,7 @@ def markdown_html(text: str) -> tuple[Markup, list[Heading]]:
     html: list[str] = []
     headings: list[Heading] = []
     for chapter in _chapters(text):
-        body, found = _chapter_html(chapter)
+        body, found, _ = _chapter_html(chapter)
         offset = len(headings)
         html.append(ANCHOR.sub(partial(_renumbered, offset=offset), body))
         headings += [Heading(level, title, f"h{offset + index}")
@@ -142,11 +145,15 @@ def _chapters(text: str) -> list[str]:
 @cache
 def _markdown() -> MarkdownIt:
     """The rulebook's Markdown parser: CommonMark with tables, raw HTML off, emphasis and
-    table cells made for Chinese, and lead-in paragraphs marked to stay with what follows."""
+    table cells made for Chinese, lead-in paragraphs marked to stay with what follows, and
+    images sized by `{width=40mm}`, one alone in its paragraph a figure."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     md.use(cjk_friendly).use(table_words)
+    md.use(attrs_plugin, after=("image",), allowed=SIZES)
+    md.inline.ruler.before("attr", "attributes_at", _attributes_at)
     md.core.ruler.push("lead_ins", _lead_ins)
     md.core.ruler.push("short_tables", _short_tables)
+    md.core.ruler.push("figures", _figures)
     md.core.ruler.before("text_join", "icon_escapes", _icon_escapes)
     return md
 
@@ -199,6 +206,83 @@ def _short_tables(state: StateCore) -> None:
             table.attrJoin("class", SHORT)
 
 
+SIZES = ("width", "height")  # the attributes an image may be given, its size
+LENGTH = re.compile(r"\d+(?:\.\d+)?(?:mm|cm|in|pt|%)")  # a size that prints as given
+FIGURE = "illustration"  # the class of an image alone in its paragraph, made a figure
+AT = "attributes_at"  # an image's meta key: where its `{…}` starts in its paragraph's text
+
+
+class Refusal(NamedTuple):
+    """An image attribute refused: the line of Markdown it is on, its `{…}` and why."""
+
+    line: str
+    block: str
+    message: str
+
+
+def _attributes_at(state: StateInline, silent: bool) -> bool:
+    """Inline rule before the attributes plugin's: note where an image's `{…}` starts, so a
+    refused attribute is told at its line; it consumes nothing."""
+    if not silent and state.tokens and state.tokens[-1].type == "image" \
+            and state.src[state.pos] == "{":
+        state.tokens[-1].meta[AT] = state.pos
+    return False
+
+
+def _figures(state: StateCore) -> None:
+    """Core rule: an image's width and height, in a unit that prints, become its style, any
+    other attribute a refusal kept in `state.env`; an image alone in its paragraph becomes a
+    figure, with its alt text (when given) as the caption below."""
+    refused: list[Refusal] = state.env.setdefault("refused", [])
+    tokens = state.tokens
+    for index, token in enumerate(tokens):
+        children = token.children or []
+        images = [child for child in children if child.type == "image"]
+        for image in images:
+            after = children[children.index(image) + 1:][:1]
+            unread = AT in image.meta and bool(after) and after[0].content.startswith("{")
+            refused += _sized(image, token.content, unread)
+        if len(children) == len(images) == 1 and tokens[index - 1].type == "paragraph_open" \
+                and not tokens[index - 1].hidden:
+            tokens[index - 1].tag = tokens[index + 1].tag = "figure"
+            tokens[index - 1].attrJoin("class", FIGURE)
+            caption = images[0].children or []
+            if "".join(child.content for child in caption).strip():
+                token.children = [*children, Token("figcaption_open", "figcaption", 1),
+                                  *caption, Token("figcaption_close", "figcaption", -1)]
+
+
+def _sized(image: Token, text: str, unread: bool) -> list[Refusal]:
+    """An image's width and height set as its style; a refusal for each other attribute, a
+    size in another unit, or a `{…}` left `unread` (it prints as text), at the line of `text`
+    (its paragraph's) the image's `{…}` is on."""
+    src = str(image.attrs.get("src", ""))
+    reasons = [f"image '{src}': '{name}' is not allowed: an image takes only its width and "
+               "height, as {width=40mm}" for name in image.meta.get("insecure_attrs", {})]
+    if unread:
+        reasons.append(f"image '{src}': its {{…}} cannot be read as attributes (a percentage "
+                       'is quoted, as {width="50%"}) and would print as text')
+    style = []
+    for name in SIZES:
+        value = str(image.attrs.pop(name, ""))
+        if not value:
+            continue
+        if LENGTH.fullmatch(value) and not (name == "height" and value.endswith("%")):
+            style.append(f"{name}: {value}")
+        else:
+            units = "mm, cm, in, pt or %" if name == "width" else "mm, cm, in or pt"
+            reasons.append(f"image '{src}': {name} '{value}' is not a length in {units}")
+    if style:
+        image.attrSet("style", "; ".join(style))
+    if not reasons:
+        return []
+    at = image.meta[AT]
+    end = text.find("\n", at)
+    line = text[text.rfind("\n", 0, at) + 1:end if end >= 0 else None]
+    block = text[at:text.find("}", at) + 1]
+    return [Refusal(line.strip(), block, reason) for reason in reasons]
+
+
 def _introduces(children: list[Token]) -> bool:
     """Whether a paragraph's inline tokens are all bold, or end in a colon."""
     text = "".join(child.content for child in children if child.type == "text").rstrip()
@@ -214,16 +298,42 @@ def _introduces(children: list[Token]) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _chapter_html(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
-    """One chapter's HTML, its headings numbered h1, h2, …, and their (level, text)."""
+def _chapter_html(text: str) -> tuple[str, tuple[tuple[int, str], ...], tuple[Refusal, ...]]:
+    """One chapter's HTML, its headings numbered h1, h2, …, their (level, text), and the
+    image attributes it refused."""
     md = _markdown()
-    tokens = md.parse(text)
+    env: dict[str, list[Refusal]] = {}
+    tokens = md.parse(text, env)
     headings: list[tuple[int, str]] = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
             token.attrSet("id", f"h{len(headings) + 1}")
             headings.append((int(token.tag[1]), tokens[index + 1].content.replace("*", "")))
-    return keep_together(md.renderer.render(tokens, md.options, {})), tuple(headings)
+    return (keep_together(md.renderer.render(tokens, md.options, {})), tuple(headings),
+            tuple(env["refused"]))
+
+
+def image_findings(game: Game, text: str) -> list[Finding]:
+    """An error (E063) for each image attribute the rulebook's Markdown `text` gives but
+    that is refused, at the line of rulebook.md that holds it: the line as rendered, else the
+    one holding its `{…}` (0 when Jinja wrote it)."""
+    refused = [refusal for chapter in _chapters(text) for refusal in _chapter_html(chapter)[2]]
+    if not refused:
+        return []
+    path = game.root / game.spec.rulebook.file
+    lines = [line.strip() for line in read_text(path, game.spec.limits.file_bytes).splitlines()]
+    return [Finding(display_path(path), _source_line(lines, refusal), refusal.message, "E063")
+            for refusal in refused]
+
+
+def _source_line(lines: list[str], refusal: Refusal) -> int:
+    """The number of the first of `lines` that is the refusal's line, else that holds its
+    `{…}`; 0 when none does."""
+    for wanted in (lambda line: line == refusal.line, lambda line: refusal.block in line):
+        for number, line in enumerate(lines, start=1):
+            if wanted(line):
+                return number
+    return 0
 
 
 @dataclass(frozen=True)
@@ -271,9 +381,9 @@ class Rulebook:
     """The rulebook cut where its pages break anyway, so each part is laid out (and cached) apart.
 
     Each chapter starts a page, and so does the gallery, whose decks flow on together; each is
-    a part, and a booklet's back cover another. The front matter (cover and contents) and the
-    folios (page numbers, running heads) come last, once the parts'
-    page counts and the pages their headings land on are known.
+    a part, and a booklet's back cover another; text before the first chapter flows into it.
+    The front matter (cover and contents) and the folios (page numbers, running heads) come
+    last, once the parts' page counts and the pages their headings land on are known.
     """
 
     render: Callable[..., str]
@@ -348,14 +458,23 @@ def back_cover_order(pages: int) -> list[tuple[int | None, int | None]]:
     return [(page(left), page(right)) for left, right in booklet_order(total)]
 
 
+INTRO = "intro"  # the class of the text before the first chapter, which flows into it
+
+
 def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
-    """The HTML cut before each chapter heading (a chapter always starts a page), then the
-    gallery, its decks flowing on one after another: a stylesheet is parsed once per process,
-    so even a short part costs little to set up, and an edit lays out no more than its own
-    chapter."""
-    chapters: list[tuple[Markup, list]] = [(Markup(chunk), []) for chunk in re.split(
-        r"(?=<h2[ >])", body) if chunk.strip()]
-    return chapters + ([(Markup(""), sections)] if sections else [])
+    """The HTML cut before each chapter heading (a chapter starts a page), then the gallery,
+    its decks flowing on one after another: a stylesheet is parsed once per process, so even
+    a short part costs little to set up, and an edit lays out no more than its own chapter.
+    Text before the first chapter (an intro) goes with what follows, on its page: alone, it
+    printed on a page of its own."""
+    chunks = [chunk for chunk in re.split(r"(?=<h2[ >])", body) if chunk.strip()]
+    pieces: list[tuple[Markup, list]] = [(Markup(chunk), []) for chunk in chunks] \
+        + ([(Markup(""), sections)] if sections else [])
+    if len(pieces) > 1 and not chunks[0].startswith("<h2"):
+        (intro, _), (first, decks) = pieces[:2]
+        pieces[:2] = [(Markup(f'<div class="{INTRO}">') + intro + Markup("</div>") + first,
+                       decks)]
+    return pieces
 
 
 def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegistry, paper: str,
@@ -399,14 +518,15 @@ class RulebookOutput(OutputKind):
     name = "rulebook"
 
     def check(self) -> list[Finding]:
-        """Every reference in the rulebook names data that exists."""
+        """Every reference in the rulebook names data that exists, and every image
+        attribute is a size."""
         if not has_rulebook(self.job.game):
             return []
         try:
-            rulebook_markdown(self.job.game)
+            text = rulebook_markdown(self.job.game)
         except PackError as exc:
             return exc.findings
-        return []
+        return image_findings(self.job.game, text)
 
     def plan(self) -> list[Document]:
         """The rulebook, and its booklet when asked for; each stem names the paper, as each

@@ -21,8 +21,8 @@ from typing import NamedTuple
 from .. import PACK_BUILD, PACKAGE_DIR
 from ..check.findings import CODES
 
-LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py", "qrcode",
-             "uharfbuzz", "pyphen")
+LIBRARIES = ("weasyprint", "jinja2", "reportlab", "pikepdf", "markdown-it-py",
+             "mdit-py-plugins", "qrcode", "uharfbuzz", "pyphen")
 
 Stamp = tuple[str, int, int]  # a file's path, size and modification time
 CSS_SOURCE = "pnp-source:"  # a CSS comment naming the file the stylesheet's next lines are from
