@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import graphlib
+from collections.abc import Callable
 from pathlib import Path
 
 from generator import PACKAGE_DIR
@@ -72,18 +73,38 @@ def test_a_cycle_is_found() -> None:
     raise AssertionError("a cycle went unseen")
 
 
+def _importers(wanted: Callable[[str], str | None]) -> dict[str, set[str]]:
+    """The package's modules (their paths under it) that import each library, as `wanted`
+    calls the absolute module an import names (None: one not looked for)."""
+    importing: dict[str, set[str]] = {}
+    for path in PACKAGE_DIR.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            for name in names:
+                if (library := wanted(name)) is not None:
+                    importing.setdefault(library, set()).add(str(path.relative_to(PACKAGE_DIR)))
+    return importing
+
+
 def test_each_heavy_library_is_imported_by_one_module() -> None:
     """WeasyPrint only where parts are laid out, pikepdf only where PDFs are joined, PDFium
     only where pages are drawn as pixels, openpyxl only where workbooks are read."""
     owners = {"weasyprint": "layout/engine.py", "pikepdf": "pdf/assemble.py",
               "pypdfium2": "pdf/raster.py", "openpyxl": "pack/spreadsheet.py",
               "uharfbuzz": "text/fonts.py", "fontTools": "text/fonts.py"}
-    importing: dict[str, set[str]] = {library: set() for library in owners}
-    for path in PACKAGE_DIR.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
-            for name in names:
-                if name.split(".")[0] in importing:
-                    importing[name.split(".")[0]].add(str(path.relative_to(PACKAGE_DIR)))
+    importing = _importers(lambda name: name.split(".")[0] if name.split(".")[0] in owners
+                           else None)
     assert importing == {library: {owner} for library, owner in owners.items()}
+
+
+NETWORK = ("urllib.request", "urllib.error", "http", "socket", "socketserver", "ssl", "ftplib",
+           "smtplib", "asyncio", "xmlrpc")
+
+
+def test_only_pnp_pull_imports_network_code() -> None:
+    """`pnp pull` is the one command that uses the network (pack/pull.py); nothing else, a
+    build least of all, imports a module that opens a connection."""
+    importing = _importers(lambda name: next((module for module in NETWORK if name == module
+                                              or name.startswith(f"{module}.")), None))
+    assert set().union(*importing.values()) == {"pack/pull.py"}

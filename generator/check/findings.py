@@ -132,6 +132,9 @@ CODES: dict[str, Code] = {
     "E105": Code("error", "an output cannot be written: the disk, a folder pnp did not make, "
                  "or a file pnp made unsound (a bug)"),
     "E106": Code("error", "a deck cannot be written as CSV and read back the same"),
+    "E107": Code("error", "`pnp pull` cannot pull a deck's `source`: the server's answer, a "
+                 "page that is no spreadsheet, a file too big or that does not read as the deck, "
+                 "or a deck file pnp may not replace"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }

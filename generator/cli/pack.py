@@ -1,4 +1,4 @@
-"""`pnp new`, `schema`, `deck-csv` and `list`: starting a pack, and helping edit one."""
+"""`pnp new`, `schema`, `deck-csv`, `pull` and `list`: starting a pack, and helping edit one."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import BUILD_DIR, CARDS_DIR
-from ..check.findings import PackError, counted
+from ..check.findings import _CONTROL, PackError, counted
 from .common import EXIT_OK, EXIT_USAGE, progress
 
 
@@ -28,6 +28,19 @@ def cmd_deck_csv(args: argparse.Namespace) -> int:
     else:
         args.out.write_bytes(data)
         progress(f"wrote {args.out}: point the deck's `file:` in game.yaml at it to use it")
+    return EXIT_OK
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    """Download each deck's `source:` into the deck's file and print which cards were added,
+    removed and changed; the only command that uses the network."""
+    from ..pack.place import locate_pack, pack_dir
+    from ..pack.pull import pull_game
+
+    place = locate_pack(args.game, args.cards)
+    for pulled in pull_game(pack_dir(place.name, place.cards_dir), args.deck):
+        for line in pulled.report():
+            print(line.translate(_CONTROL))  # card ids come from a stranger's sheet
     return EXIT_OK
 
 
@@ -97,6 +110,15 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
     deck_to_csv.add_argument("--out", type=Path, default=None, metavar="FILE",
                              help="the CSV file to write (default: standard output)")
     deck_to_csv.set_defaults(func=cmd_deck_csv)
+
+    pull = sub.add_parser("pull", parents=[base], help="download each deck's `source:` (a "
+                          "Google Sheets link, or any https address of a .csv or .xlsx file) "
+                          "into the deck's file, and tell which cards changed; the only command "
+                          "that uses the network")
+    pull.add_argument("game", nargs="?", metavar="GAME", help=games["help"])
+    pull.add_argument("--deck", metavar="DECK", default=None,
+                      help="pull only this deck (its id in game.yaml)")
+    pull.set_defaults(func=cmd_pull)
 
     schema = sub.add_parser("schema", parents=[base], help="write JSON Schemas of a pack's "
                             "YAML files, for editors to complete and check them")

@@ -75,7 +75,7 @@ def _unreadable(path: Path, name: str | None, exc: Exception) -> FileRefused:
     return FileRefused("E001", f"{_called(path, name)} cannot be read: {reason}")
 
 
-def _size(size: int) -> str:
+def file_size(size: int) -> str:
     """A file's size as a message tells it: in MB, as the limit is given, or in bytes."""
     if size < 100_000:
         return f"{size} bytes"
@@ -136,8 +136,8 @@ def too_big(path: Path, name: str | None, size: int, limit: int,
              over: bool = False) -> FileRefused:
     """The finding for a file over the size limit."""
     told = "more than " if over else ""
-    return FileRefused("E006", f"{_called(path, name)} is {told}{_size(size)}, over the limit "
-                       f"of {_size(limit)} (`limits: file_mb` in game.yaml)")
+    return FileRefused("E006", f"{_called(path, name)} is {told}{file_size(size)}, over the "
+                       f"limit of {file_size(limit)} (`limits: file_mb` in game.yaml)")
 
 
 def decode(data: bytes) -> str:

@@ -18,7 +18,7 @@ from .files import FileRefused, regular
 from .place import pack_dir
 from .rules import expand_tree, plain, strings
 from .schema import CardBase, DeckSpec, GameSpec, Limits, accepted_keys, card_model
-from .spreadsheet import is_spreadsheet, read_deck, sheet_misplaced
+from .spreadsheet import is_spreadsheet, read_deck, sheet_misplaced, source_misplaced
 from .yamlfile import LineDict, Naming, line_of, read_yaml
 
 # What card text may not hold, in a YAML, CSV or xlsx deck alike: the C0 controls but tab and
@@ -158,10 +158,12 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
     root = pack_dir(name, cards_dir)
     findings: list[Finding] = []
     where = display_path(root / "game.yaml")
-    data, spec = _read_spec(root, findings)
+    data, spec = read_spec(root, findings)
     limits = spec.limits
     findings += _check_dice(spec, data, where)
     findings += _check_named(root, spec, data, where)
+    for index, entry in enumerate(spec.decks):
+        findings += source_misplaced(entry, where, line_of(data, ("decks", index, "source")))
     findings += check_words(spec, where, lambda loc: line_of(data, loc))
     before = len(findings)
     rules_data = _load_rules(root, spec, data, findings)
@@ -192,10 +194,10 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
 
 def load_spec(root: Path) -> GameSpec:
     """A pack's game.yaml alone, as `pnp list` shows it; PackError when it does not load."""
-    return _read_spec(root, [])[1]
+    return read_spec(root, [])[1]
 
 
-def _read_spec(root: Path, findings: list[Finding]) -> tuple[Any, GameSpec]:
+def read_spec(root: Path, findings: list[Finding]) -> tuple[Any, GameSpec]:
     """game.yaml read and checked, its data with lines kept and its spec; PackError when it
     cannot be, as nothing else can be checked without it."""
     game_path = root / "game.yaml"

@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime
 from functools import cache
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, create_model
+from pydantic_core import PydanticCustomError
 
 from .. import TEMPLATES_DIR
 from ..data import read_data_yaml
@@ -24,6 +26,35 @@ FieldType = Literal[
 ]
 Scalar = str | int | float | bool
 Cell = Scalar | list[Scalar]
+
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost")  # the only hosts a source may reach by plain http
+
+
+def source_problem(url: str) -> str | None:
+    """What is wrong with a deck's `source:` address, else None: it must be https (http only
+    to this machine, for tests), name a host, and hold no password nor control character."""
+    if any(char.isspace() or not char.isprintable() for char in url):
+        return "must be one address, without spaces or control characters"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises
+    except ValueError:
+        return "is not a web address"
+    if not parts.hostname:
+        return "must be a web address, https://…"
+    if parts.username is not None or parts.password is not None:
+        return "must not hold a user name or password: share the sheet instead"
+    if parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in LOCAL_HOSTS):
+        return None
+    return "must be an https:// address (http:// only to 127.0.0.1 or localhost, for tests)"
+
+
+def _checked_source(url: str | None) -> str | None:
+    """A deck's `source:`, refused unless source_problem finds nothing."""
+    if url is not None and (problem := source_problem(url)):
+        raise PydanticCustomError("source", problem)
+    return url
 
 
 class Strict(BaseModel):
@@ -83,6 +114,10 @@ class DeckSpec(Strict):
     fields: dict[str, FieldSpec] = {}
     sheet: str | None = Field(None, description="for an .xlsx file: the sheet its cards are "
                               "on (default: the first)")
+    source: Annotated[str | None, AfterValidator(_checked_source)] = Field(
+        None, description="for a .csv or .xlsx file: the https address `pnp pull` downloads "
+        "it from (a Google Sheets share link works)",
+        json_schema_extra={"pattern": r"^(https://|http://(127\.0\.0\.1|localhost)[:/])"})
 
 
 class SizeSpec(Strict):

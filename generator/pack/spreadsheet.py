@@ -131,13 +131,11 @@ def read_deck(path: Path, root: Path, spec: DeckSpec, limits: Limits, naming: Na
     limit) as card mappings; problems go to findings, and None comes back when the file
     cannot be read at all (that is said where game.yaml names it)."""
     where = display_path(path)
-    xlsx = path.suffix.lower() == ".xlsx"
     findings += sheet_misplaced(spec, path, naming)
     try:
         data = read_bytes(inside(path, [root], name=naming.name), limits.file_bytes,
                           name=naming.name)
-        table = (_xlsx_table(data, spec.sheet, limits, naming.name) if xlsx
-                 else _csv_table(decode(data), limits))
+        table = deck_table(data, path, spec, limits, naming.name)
     except FileRefused as exc:
         if exc.line:
             findings.append(Finding(where, exc.line, exc.message, exc.code))
@@ -148,12 +146,29 @@ def read_deck(path: Path, root: Path, spec: DeckSpec, limits: Limits, naming: Na
     return cards_from(table, card_model(spec), path, limits, findings)
 
 
+def deck_table(data: bytes, path: Path, spec: DeckSpec, limits: Limits, name: str) -> Table:
+    """The rows of a deck's file as its suffix reads it: a workbook's sheet, or CSV text;
+    FileRefused for what does not read."""
+    if path.suffix.lower() == ".xlsx":
+        return _xlsx_table(data, spec.sheet, limits, name)
+    return _csv_table(decode(data), limits)
+
+
 def sheet_misplaced(spec: DeckSpec, path: Path, naming: Naming) -> list[Finding]:
     """A deck's `sheet` on a file that is no workbook, at its entry in game.yaml."""
     if spec.sheet is None or path.suffix.lower() == ".xlsx":
         return []
     return [Finding(naming.where, naming.line, f"deck '{spec.id}': `sheet` names a sheet of "
                     f"an .xlsx workbook, and '{naming.name}' is not one", "E010")]
+
+
+def source_misplaced(spec: DeckSpec, where: str, line: int) -> list[Finding]:
+    """A deck's `source` on a file that is no spreadsheet, at the line of its source."""
+    if spec.source is None or is_spreadsheet(Path(spec.file)):
+        return []
+    return [Finding(where, line, f"deck '{spec.id}': `source` downloads a .csv or .xlsx "
+                    f"file, and '{spec.file}' is neither (`pnp deck-csv` turns a YAML deck "
+                    "into CSV)", "E010")]
 
 
 def _csv_table(text: str, limits: Limits) -> Table:
