@@ -148,7 +148,7 @@ def _reprints(game: str, cards: Path, out: Path) -> None:
 
 def _summary(lines: list[str]) -> str:
     """What a build said about the parts it laid out and the ones it took from the cache."""
-    said = [line.split(": ", 2)[-1] for line in lines if "parts laid out" in line
+    said = [line.split(": ", 2)[-1] for line in lines if " laid out (" in line
             and " 0 of " not in line] + [line.split("(")[-1].rstrip(")") for line in lines
                                           if "from the cache" in line]
     return "; ".join(said) or lines[-1]

@@ -76,7 +76,7 @@ PACKS = GAMES
 # A finding as Finding.__str__ prints it; the line is left out when it is 0.
 FINDING_LINE = re.compile(r"^(?P<path>.+?)(?::(?P<line>\d+))?: (?P<level>error|warning): "
                           r"(?P<code>[EW]\d{3}): \S")
-SUMMARY_LINE = re.compile(r"^\S+: \d+ errors, \d+ warnings")
+SUMMARY_LINE = re.compile(r"^\S+: \d+ errors?, \d+ warnings?")
 YAML_BREAK = re.compile(rb"\r\n|\r|\n|\xc2\x85|\xe2\x80\xa8|\xe2\x80\xa9")  # what YAML counts
 
 

@@ -531,7 +531,8 @@ def _rule_ranges(game: Game) -> Iterator[Finding]:
 def _check_components(game: Game) -> Iterator[Finding]:
     """The component list the game states (game.yaml `components`) matches what is printed."""
     copies = {card.id: card.qty for deck in game.decks for card in deck.cards}
-    decks = {deck.spec.id: deck.copies for deck in game.decks}
+    copies.update((card, qty) for deck in game.decks for card, qty in deck.failed_qty.items())
+    decks = {deck.spec.id: deck.copies + deck.failed_copies for deck in game.decks}
     dice = {die.id: die.count for die in game.spec.dice}
     for index, item in enumerate(game.spec.components):
         line = line_of(game.spec_data, ("components", index))

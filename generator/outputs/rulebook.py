@@ -85,9 +85,9 @@ def rulebook_markdown(game: Game) -> str:
     context = {
         "game": game.spec,
         "rules": game.rules,
-        "decks": {deck.spec.id: deck.cards for deck in game.decks},
-        "specs": {deck.spec.id: deck.spec for deck in game.decks},
-        "cards": {card.id: card for deck in game.decks for card in deck.cards},
+        "decks": {deck.spec.id: deck.read for deck in game.decks},  # a card that did not
+        "specs": {deck.spec.id: deck.spec for deck in game.decks},  # load, as far as it did
+        "cards": {card.id: card for deck in game.decks for card in deck.read},
         "components": game.spec.components,
         "tables": game.spec.tables,
         "words": pack_words(game.spec),

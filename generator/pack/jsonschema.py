@@ -137,14 +137,14 @@ def field_note(spec: FieldSpec) -> str:
               f" of table '{spec.table}'" if spec.table else "")
     kinds = {"ref": f"a card id{target}" if spec.deck else f"a key{target}",
              "refs": f"card ids{target}" if spec.deck else f"keys{target}",
-             "choice": "one of: " + ", ".join(spec.choices or []),
+             "choice": "one of: " + ", ".join(map(str, spec.choices or [])),
              "text": "card text (**bold** and {rule.path} placeholders)",
              "image": "an image file in the pack",
              "rows": "a list of rows, each a mapping",
              "sections": "labelled paragraphs (label, text)",
              "counts": "a mapping of names to numbers",
              "str": "a line of text", "int": "a whole number", "bool": "true or false",
-             "list": "a list of text"}
+             "list": f"a list of {'numbers' if spec.items == 'number' else 'text'}"}
     parts = [spec.label] if spec.label else []
     parts.append(f"{spec.type}: {kinds.get(spec.type, spec.type)}")
     if spec.required:

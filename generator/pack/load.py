@@ -78,6 +78,10 @@ def model_findings(
         elif error["type"] == "missing":
             message = f"missing required {noun} '{dotted}'"
             line = line_of(data, loc[:-1])
+        elif loc and type(loc[-1]) is int:  # an item of a list, counted from 1
+            within = ".".join(str(p) for p in loc[:-1])
+            message = f"{noun} '{within}', item {loc[-1] + 1}: {error['msg'].lower()}"
+            line = line_of(data, loc)
         else:
             message = f"{noun} '{dotted}': {error['msg'].lower()}"
             line = line_of(data, loc)
@@ -99,6 +103,9 @@ class Deck:
     starts: list[int] = field(default_factory=list)  # the first line of every entry
     failed_ids: set[str] = field(default_factory=set)
     failed_copies: int = 0
+    failed_qty: dict[str, int] = field(default_factory=dict)  # by id: what each would print
+    read: list[CardBase] = field(default_factory=list)  # every card, one that did not load
+    # with its values as written (its error told once): what the rulebook quotes
     readable: bool = True  # False when the file could not be read as a list, or the deck is
     # refused whole (its copies past the limit): nothing is laid out from it
 
@@ -313,11 +320,16 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
                                     "(`limits: qty` in game.yaml)", "E006"))
             card = None
         if card is None:
+            qty = item.get("qty", 1)
+            qty = qty if isinstance(qty, int) and qty > 0 else 1
+            deck.failed_copies += qty
             if isinstance(card_id, str):
                 deck.failed_ids.add(card_id)
-            qty = item.get("qty", 1)
-            deck.failed_copies += qty if isinstance(qty, int) and qty > 0 else 1
+                deck.failed_qty[card_id] = qty
+                deck.read.append(model.model_construct(**{  # each value as written: the
+                    key: value for key, value in item.items() if key in model.model_fields}))
             continue
+        deck.read.append(card)
         deck.cards.append(card)
         deck.lines.append(line)
         deck.entries.append(item)

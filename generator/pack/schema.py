@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import datetime
+import math
 from functools import cache
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, create_model
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    create_model,
+)
 from pydantic_core import PydanticCustomError
 
 from .. import TEMPLATES_DIR
@@ -71,7 +80,10 @@ class FieldSpec(Strict):
     label: str | None = None
     deck: str | None = Field(None, description="for ref/refs: the deck whose card ids are valid")
     table: str | None = Field(None, description="for ref/refs: the table whose keys are valid")
-    choices: list[str] | None = Field(None, description="for choice: the allowed values")
+    choices: list[str | int | float] | None = Field(None, description="for choice: the "
+                                                    "allowed values, text or numbers")
+    items: Literal["text", "number"] = Field("text", description="for list: what each item "
+                                             "is; a number given for text is its text")
     printed: bool = Field(True, description="false for data no card template prints (a "
                           "reference the rules use), so validate does not ask for it (W026)")
     fit: Literal["shrink"] | None = Field(None, description="shrink: the text is set at the "
@@ -307,17 +319,44 @@ _PYTHON_TYPES: dict[str, Any] = {
 }
 
 
+def _number_as_text(value: Any) -> Any:
+    """A number where text is asked for (`[54, 113]` in a list of text) is its text."""
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _number(value: Any) -> int | float:
+    """A number, or the text of one (`"54"`, `"2.5"`): an item of a list of numbers."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                number = kind(value.strip())
+            except ValueError:
+                continue
+            if math.isfinite(number):
+                return number
+    raise PydanticCustomError("number", "input should be a number")
+
+
+_ITEMS: dict[str, Any] = {
+    "text": list[Annotated[str, BeforeValidator(_number_as_text)]],
+    "number": list[Annotated[Any, BeforeValidator(_number)]],
+}
+
+
 def card_model(deck: DeckSpec) -> type[CardBase]:
     """The pydantic model of one deck's cards from its declared fields, built once."""
-    return _card_model(deck.id, tuple((name, spec.type, tuple(spec.choices or ()), spec.required)
-                                      for name, spec in deck.fields.items()))
+    return _card_model(deck.id, tuple((name, spec.type, tuple(spec.choices or ()), spec.required,
+                                       spec.items) for name, spec in deck.fields.items()))
 
 
 @cache
-def _card_model(deck_id: str, declared: tuple[tuple[str, str, tuple, bool], ...]) -> type[CardBase]:
+def _card_model(deck_id: str, declared: tuple[tuple[str, str, tuple, bool, str], ...]
+                ) -> type[CardBase]:
     fields: dict[str, Any] = {}
-    for name, kind, choices, required in declared:
-        python_type = _PYTHON_TYPES[kind]
+    for name, kind, choices, required, items in declared:
+        python_type = _ITEMS[items] if kind == "list" else _PYTHON_TYPES[kind]
         if kind == "choice" and choices:
             python_type = Literal[choices]
         built_in = CardBase.model_fields.get(name)  # declared to be shrunk, say: its default
