@@ -16,6 +16,12 @@ from markupsafe import Markup
 QUIET_ZONE = 4  # light modules round the symbol on each side, as ISO/IEC 18004 asks
 MODULES_ATTRIBUTE = "data-qr-modules"  # the symbol's modules across, quiet zone left out
 MOST_CHARACTERS = 7089  # what the largest symbol holds at best (digits at level L)
+STYLE = """
+/* A QR code (`qr(text)` in a template): as wide as this unless a pack's stylesheet says
+   otherwise (`.face .qr { width: 14mm; }`), its height following; `pnp validate` warns when
+   its modules print smaller than 0.4 mm (W088). */
+.qr { width: 20mm; height: auto; vertical-align: top; }
+"""
 MARKER = "\ue001"  # a QR code's text in the rulebook's Markdown, until it is HTML
 _MARKED = re.compile(MARKER + r"qr((?:[0-9a-f]{2})+)" + MARKER)
 

@@ -26,6 +26,7 @@ from ..text.typeset import keep_together
 from . import sandbox
 from .geometry import Geometry
 from .parts import CSS_SOURCE
+from .qr import STYLE as QR_STYLE
 from .qr import qr
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -189,7 +190,7 @@ class Renderer:
             "font_css": Markup(font_css),
             "base_css": Markup(css_source("templates/base.css.j2")
                                + self.render("base.css.j2", context)
-                               + (icons.STYLE if game.icons else "")),
+                               + QR_STYLE + (icons.STYLE if game.icons else "")),
             "pack_css": Markup(pack_css),
         }
 
