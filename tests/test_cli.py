@@ -214,4 +214,4 @@ def test_an_error_outside_the_pack_is_a_finding_with_a_code_in_json(
     assert cli.main([*command, "--json"]) == 1
     assert json.loads(capsys.readouterr().out) == {"errors": [{
         "path": "printers.yaml", "line": 1, "code": "E101", "level": "error",
-        "message": "printer 'home': duplex is long or short, not 'sideways'"}]}
+        "message": "printer 'home': duplex is long or short, not 'sideways'", "card": ""}]}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.check.findings import told
 from generator.pipeline.build import check
 
 from .conftest import copy_real_pack, edit, give_template
@@ -20,7 +21,8 @@ def _limit(pack: Path, limit: str) -> None:
 
 
 def _found(cards: Path, name: str = "mini") -> list[str]:
-    return [str(finding) for finding in check(name, cards).findings]
+    """What checking a pack finds, as printed: one line a mistake."""
+    return [str(finding) for finding in told(check(name, cards).findings)]
 
 
 def test_a_card_template_cannot_reach_python(packs: Path, tmp_path: Path) -> None:
@@ -28,11 +30,13 @@ def test_a_card_template_cannot_reach_python(packs: Path, tmp_path: Path) -> Non
     pack = packs / "mini"
     template = give_template(pack, "\n" + "{{ card.__class__.__mro__ }}\n")
     assert _found(packs) == [f"{template}:3: error: E062: the sandbox refuses this: access to "
-                             "attribute '__class__' of 'Card_spells' object is unsafe."]
+                             "attribute '__class__' of 'Card_spells' object is unsafe. (3 "
+                             "cards: S1, S2, S3)"]
     template.write_text(template.read_text(encoding="utf-8").replace(
         "{{ card.__class__.__mro__ }}", ESCAPE % marker), encoding="utf-8")
     assert _found(packs) == [f"{template}:3: error: E062: the sandbox refuses this: access to "
-                             "attribute '__init__' of 'StrictUndefined' object is unsafe."]
+                             "attribute '__init__' of 'StrictUndefined' object is unsafe. (3 "
+                             "cards: S1, S2, S3)"]
     assert not marker.exists()  # cycler is not even there
 
 
@@ -51,7 +55,8 @@ def test_a_card_template_cannot_reach_python(packs: Path, tmp_path: Path) -> Non
 def test_what_would_build_a_huge_value_is_refused_before_it_runs(
         packs: Path, expression: str, message: str) -> None:
     template = give_template(packs / "mini", "\n" + expression + "\n")
-    assert _found(packs) == [f"{template}:3: error: E062: the sandbox refuses this: {message}"]
+    assert _found(packs) == [f"{template}:3: error: E062: the sandbox refuses this: {message} "
+                             "(3 cards: S1, S2, S3)"]
 
 
 def test_a_template_that_runs_too_long_is_stopped(packs: Path) -> None:
@@ -61,7 +66,7 @@ def test_a_template_that_runs_too_long_is_stopped(packs: Path) -> None:
                                    "{% endfor %}{% endfor %}\n")
     found = _found(packs)
     assert found == [f"{template}:3: error: E062: it runs past 0.3 s (`limits: "
-                     "template_seconds` in game.yaml)"]
+                     "template_seconds` in game.yaml) (3 cards: S1, S2, S3)"]
 
 
 def test_a_template_that_writes_too_much_is_stopped(packs: Path) -> None:

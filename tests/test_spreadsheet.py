@@ -294,7 +294,8 @@ def test_a_finding_at_a_cell_prints_the_cell_and_its_row_in_json(packs: Path, ca
     assert cli.main(["validate", "mini", "--json", *cards]) == 0
     [report] = json.loads(capsys.readouterr().out)["games"]
     assert report["findings"] == [{"path": str(spells), "line": 2, "message": "card 'S1' "
-                                   "(火球术) is a draft", "level": "warning", "code": "W001"}]
+                                   "(火球术) is a draft", "level": "warning", "code": "W001",
+                                   "card": ""}]
 
 
 def test_a_csv_deck_builds(packs: Path, tmp_path: Path, pool) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from PIL import Image
 
 from generator import cli
+from generator.check.findings import told
 from generator.pipeline.build import validate_game
 
 from .conftest import edit, give_rulebook, give_rules, give_template
@@ -29,7 +30,9 @@ checks:
 
 
 def _found(cards: Path) -> list[str]:
-    return [str(f) for f in validate_game("mini", cards, out_root=cards.parent / "out").findings]
+    """What `pnp validate` prints for the tiny pack: one line a mistake."""
+    report = validate_game("mini", cards, out_root=cards.parent / "out")
+    return [str(finding) for finding in told(report.findings)]
 
 
 def test_the_tiny_pack_with_rules_is_clean(packs: Path) -> None:
@@ -144,7 +147,7 @@ def test_json_strict_and_exit_codes(packs: Path, capsys) -> None:
     report = json.loads(capsys.readouterr().out)
     assert report == {"games": [{"game": "mini", "errors": 0, "warnings": 1, "findings": [
         {"path": str(spells), "line": 8, "message": "card 'S2' (治疗术) is a draft",
-         "level": "warning", "code": "W001"}], "unchecked": [],
+         "level": "warning", "code": "W001", "card": ""}], "unchecked": [],
         "shrunk": []}]}
 
 
@@ -175,7 +178,7 @@ def test_text_in_no_box_is_a_warning_naming_deck_and_template(packs: Path) -> No
     assert _found(packs) == [
         f"{pack / 'game.yaml'}:16: warning: W072: deck 'spells' (template "
         "cards/plain.html.j2): text in no .safe or data-box box, so not checked for overflow "
-        "(first: '冰冻术 1')"]
+        "(first: '火球术 3') (3 cards: S1, S2, S3)"]
 
 
 def test_independent_mistakes_are_all_found_in_one_run(packs: Path) -> None:

@@ -6,6 +6,7 @@ what it means; the table of docs/reference/findings.md is checked against this o
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -17,8 +18,9 @@ from .. import PROJECT_ROOT
 class Code(NamedTuple):
     """What a finding's code means: its level, what it checks in one line, and what it does
     to the rest of the build: the layout an error stops (`stops`: of its card, its deck or
-    every deck), the code whose findings it makes redundant (`hides`), and whether its
-    findings at one place are told once (`grouped`)."""
+    every deck), the code whose findings it makes redundant (`hides`), and whether a card's
+    finding is told at its deck's entry, one mistake with the other cards' there whatever
+    its message (`grouped`: see `mistake`)."""
 
     level: str
     meaning: str
@@ -188,13 +190,16 @@ class CellRef(int):
 @dataclass(frozen=True, order=True)
 class Finding:
     """One problem found in a game pack, located at path:line (a CellRef line prints as a
-    spreadsheet's cell); its level comes from its code."""
+    spreadsheet's cell); its level comes from its code. `card` is the id of the card it is
+    about when that place is shared with other cards' (a template's line, a deck's entry),
+    so that one mistake many cards hit is told once (`told`)."""
 
     path: str
     line: int
     message: str
     level: str = field(init=False)
     code: str
+    card: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "level", CODES[self.code].level)
@@ -202,6 +207,65 @@ class Finding:
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.level}: {self.code}: {self.message}".translate(_CONTROL)
+
+
+def about(card: str) -> str:
+    """How a message names the card it is about, before what it says; '' for no card."""
+    return f"card '{card}': " if card else ""
+
+
+def mistake(finding: Finding) -> tuple[str, int, str, bool, str]:
+    """What makes findings one mistake, told in one line: the same file, line and code, each
+    about a card (`card`) or none about one, and the same message once the card each is
+    about is taken out of it (its `card '<id>': `); for a grouped code (W072), whatever the
+    message says (each card's quotes its own text, but the mistake is the template's)."""
+    message = finding.message.replace(about(finding.card), "", 1)
+    return (finding.path, finding.line, finding.code, bool(finding.card),
+            "" if CODES[finding.code].grouped else message)
+
+
+MOST_CARDS = 3  # a line about many cards names this many of them
+MOST_UNCHECKED = 10  # the "not checked:" list names this many things
+
+
+def listed(names: list[str], most: int) -> str:
+    """The first `most` names, and how many more: `S1, S2, S3 and 69 more`."""
+    shown = ", ".join(names[:most])
+    return f"{shown} and {len(names) - most} more" if len(names) > most else shown
+
+
+def card_order(card: str) -> list[str | int]:
+    """A card id's sort key, its numbers read as numbers: S2 before S10."""
+    return [int(piece) if index % 2 else piece  # split by its numbers: each second piece
+            for index, piece in enumerate(re.split(r"(\d+)", card))]
+
+
+def told(findings: list[Finding]) -> list[Finding]:
+    """The findings as printed: one for each mistake (`mistake`), in order. A mistake of
+    many cards is its first card's finding, that card taken out of the message, with how
+    many cards and the first three: `… (72 cards: S1, S2, S3 and 69 more)`."""
+    mistakes: dict[tuple[str, int, str, bool, str], list[Finding]] = {}
+    for finding in sorted(set(findings)):
+        mistakes.setdefault(mistake(finding), []).append(finding)
+    lines = []
+    for same in mistakes.values():
+        cards = sorted({finding.card for finding in same} - {""}, key=card_order)
+        if len(cards) < 2:
+            lines.append(same[0])
+            continue
+        first = next(finding for finding in same if finding.card == cards[0])
+        message = first.message.replace(about(first.card), "", 1)
+        lines.append(Finding(first.path, first.line, f"{message} ({len(cards)} cards: "
+                             f"{listed(cards, MOST_CARDS)})", first.code))
+    return lines
+
+
+def tally(findings: list[Finding]) -> tuple[int, int]:
+    """How many errors and warnings the findings are, counted as they are told: one for
+    each mistake, however many cards it is found on."""
+    lines = told(findings)
+    errors = sum(finding.level == "error" for finding in lines)
+    return errors, len(lines) - errors
 
 
 def stopping(scope: str) -> set[str]:
@@ -248,10 +312,10 @@ class PackError(PnpError):
 
     def __init__(self, findings: list[Finding]):
         self.findings = sorted(set(findings))
-        super().__init__("\n".join(str(f) for f in self.findings))
+        super().__init__("\n".join(str(f) for f in told(self.findings)))
 
     def __str__(self) -> str:
-        """Every finding, one a line."""
+        """Every mistake, one a line (`told`)."""
         return self.message
 
 

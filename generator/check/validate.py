@@ -20,7 +20,7 @@ from ..plan.geometry import Geometry
 from ..plan.render import Renderer, template_exists, template_problem
 from ..text import icons
 from ..text.fonts import FontRegistry
-from .findings import CODES, Finding, PackError, display_path, stopping
+from .findings import CODES, Finding, PackError, card_order, display_path, stopping
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
 # Errors that stop a face from being laid out (the code table says which): of a card (at its
@@ -88,8 +88,9 @@ def _layable(game: Game, findings: list[Finding]) -> tuple[list[Deck], list[str]
         held = {line: card.id for card, line in deck.located()}  # each card by its entry's line
         blocked = {held[entry] for entry in (_entry_of(deck, f.line) for f in own
                                              if f.code in CARD_BLOCKERS) if entry in held}
+        blocked |= {f.card for f in errors if f.code in CARD_BLOCKERS} & set(held.values())
         unchecked += [f"card '{card_id}' (its own errors stop its layout)"
-                      for card_id in sorted(blocked)]
+                      for card_id in sorted(blocked, key=card_order)]
         decks.append(deck.without(blocked))
     return decks, unchecked
 

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from ..check.findings import counted
+from ..check.findings import MOST_UNCHECKED, counted, listed, tally, told
 from ..pipeline.cache import input_digest
 from ..pipeline.manifest import is_fresh
 from .common import EXIT_ERRORS, EXIT_OK, options, places, progress
@@ -44,14 +44,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Check each game and print every finding, then a summary (or all of it as JSON)."""
+    """Check each game and print every mistake, then a summary (or every finding as JSON);
+    the summary counts mistakes, as they are printed."""
     from ..pipeline.build import validate_game
 
     status, report = EXIT_OK, []
     for name, cards, out in places(args):
         result = validate_game(name, cards, options(args), out, progress=progress)
-        errors = sum(f.level == "error" for f in result.findings)
-        warnings = len(result.findings) - errors
+        errors, warnings = tally(result.findings)
         if errors or (args.strict and warnings):
             status = EXIT_ERRORS
         if args.json:
@@ -59,9 +59,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
                            "findings": [asdict(f) for f in result.findings],
                            "unchecked": result.unchecked, "shrunk": result.shrunk})
             continue
-        for finding in result.findings:
+        for finding in told(result.findings):
             print(finding)
-        unchecked = f"; not checked: {', '.join(result.unchecked)}" if result.unchecked else ""
+        unchecked = f"; not checked: {listed(result.unchecked, MOST_UNCHECKED)}" \
+            if result.unchecked else ""
         print(f"{name}: {counted(errors, 'error')}, {counted(warnings, 'warning')}{unchecked}")
     if args.json:
         print(json.dumps({"games": report}, ensure_ascii=False, indent=2))

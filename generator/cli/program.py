@@ -12,7 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .. import DEFAULT_GAME
-from ..check.findings import PackError, PnpError, counted
+from ..check.findings import PackError, PnpError, counted, tally
 from . import build, calibrate, editions, export, pack
 from .common import EXIT_BUG, EXIT_CODES, EXIT_ERRORS, base_options, common_options
 
@@ -70,16 +70,15 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _failed(exc: PnpError, as_json: bool) -> int:
-    """Tell why nothing was written: each finding, or with --json every one as JSON."""
+    """Tell why nothing was written: each mistake and how many, or with --json every finding
+    as JSON."""
     findings = exc.findings if isinstance(exc, PackError) else [exc.finding]
     if as_json:
         print(json.dumps({"errors": [asdict(finding) for finding in findings]},
                          ensure_ascii=False, indent=2))
     elif isinstance(exc, PackError):
-        for finding in findings:
-            print(finding, file=sys.stderr)
-        errors = sum(f.level == "error" for f in findings)
-        warnings = len(findings) - errors
+        print(exc, file=sys.stderr)
+        errors, warnings = tally(findings)
         also = f", {counted(warnings, 'warning')}" if warnings else ""
         print(f"pnp: {counted(errors, 'error')}{also}; nothing was written", file=sys.stderr)
     else:

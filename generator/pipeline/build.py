@@ -18,6 +18,8 @@ from ..check.findings import (
     display_path,
     errors_only,
     hidden_by,
+    tally,
+    told,
 )
 from ..check.validate import validate
 from ..layout.workers import Workers
@@ -220,7 +222,7 @@ def build_game(
         game = checked.game
         cards = counted(sum(deck.copies for deck in game.decks), "card")
         progress(f"{name}: loaded and validated {cards} in {counted(len(game.decks), 'deck')} "
-                 f"({counted(len(warnings), 'warning')})")
+                 f"({counted(tally(warnings)[1], 'warning')})")
         cache = PartCache(out_root, parts_place(name), game.root,
                           lambda message: progress(f"{name}: cache: {message}"))
         executor = Executor(game.root, checked.job.fonts, cache, pool,
@@ -230,7 +232,7 @@ def build_game(
     found = reported(game, executor.findings(sites(game)))
     if errors_only(found) or (options.strict and found):
         raise PackError(found if options.strict else errors_only(found))
-    for finding in found:
+    for finding in told(found):
         progress(str(finding))
     files = [Output(file.name, file.data, kind.name, file.entry)
              for kind, file in finished(results)]

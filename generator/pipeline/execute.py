@@ -199,19 +199,14 @@ class Executor:
 
     def findings(self, sites: dict[str, Site]) -> list[Finding]:
         """What laying out the build's parts found, each once, at its card's file and line,
-        at the file and line WeasyPrint gave, or at the part's origin. Text a template leaves
-        unchecked is told once per deck or back."""
-        located: dict[tuple, Finding] = {}
+        at the file and line WeasyPrint gave, or at the part's origin."""
+        located: set[Finding] = set()
         for key, laid in sorted(self.done.items()):
             dangling = [Found("W074", f"a link to #{anchor} leads nowhere: no such anchor")
                         for anchor in sorted(self.dangling.get(key, ()))]
-            for found in laid.found + dangling:
-                finding = locate(found, self.origins[key], sites)
-                group = (found.code, finding.path, finding.line) if CODES[found.code].grouped \
-                    else (finding,)
-                if group not in located or finding < located[group]:
-                    located[group] = finding
-        return sorted(set(located.values()))
+            located.update(locate(found, self.origins[key], sites)
+                           for found in laid.found + dangling)
+        return sorted(located)
 
 
     def shrunk(self, sites: dict[str, Site]) -> list[dict[str, str]]:
@@ -225,11 +220,14 @@ class Executor:
 
 
 def locate(found: Found, origin: str, sites: dict[str, Site]) -> Finding:
-    """One thing found on a laid-out page, at the place a designer would fix it."""
+    """One thing found on a laid-out page, at the place a designer would fix it: a grouped
+    code's (text a template leaves unchecked) at the entry naming its card's template, one
+    mistake with the deck's other cards' there (`told`)."""
     site = sites.get(found.source)
     if site is not None and CODES[found.code].grouped:
+        card = "" if found.source.startswith("back:") else found.source
         return Finding(site.group_path, site.group_line, f"{site.group}: {found.message}",
-                       found.code)
+                       found.code, card)
     if site is not None:
         return Finding(site.path, site.line, found.message, found.code)
     if found.path:

@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 
 from .. import BUILD_DIR, CARDS_DIR, FONTS_DIR, PACK_BUILD, TEMPLATES_DIR
-from ..check.findings import PackError, PnpError, counted
+from ..check.findings import PackError, PnpError, counted, told
 from ..layout.workers import Workers
 from ..text.fonts import load_fonts
 from .build import Progress, build_game
@@ -107,9 +107,10 @@ def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
             try:
                 build_game(name, options, out_root, cards_dir, progress, workers)
             except PackError as exc:
-                for finding in exc.findings:
+                lines = told(exc.findings)
+                for finding in lines:
                     progress(str(finding))
-                progress(f"{name}: {counted(len(exc.findings), 'finding')}; nothing was "
+                progress(f"{name}: {counted(len(lines), 'finding')}; nothing was "
                          "written, the last PDFs stand")
             except (PnpError, OSError) as exc:
                 progress(f"{name}: error: {exc}; nothing was written, the last PDFs stand")

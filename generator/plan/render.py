@@ -200,9 +200,9 @@ class Renderer:
         if key not in self._faces:
             with sandbox.reading(self.env, card) as read, \
                     sandbox.tracing(self.env, self.rule_paths) as rules:
-                html = self._render(f"cards/{deck.spec.template}.html.j2", deck, card=card,
-                                    index=self.numbers.get(deck.spec.id, {}).get(card.id, 0),
-                                    where=(display_path(deck.path), line))
+                html = self._render(f"cards/{deck.spec.template}.html.j2", deck,
+                                    (display_path(deck.path), line), card.id, card=card,
+                                    index=self.numbers.get(deck.spec.id, {}).get(card.id, 0))
             self.fields_read.setdefault(deck.spec.id, set()).update(read)
             self._faces[key] = self._stamped(fitted(html, deck.spec), deck.spec.id, card.id,
                                              rules)
@@ -220,8 +220,8 @@ class Renderer:
             back = self.game.spec.backs[back_id]
             line = line_of(self.game.spec_data, ("backs", back_id))
             with sandbox.tracing(self.env, self.rule_paths) as rules:
-                html = self._render(f"cards/{back.template}.html.j2", deck, back=back,
-                                    where=(display_path(self.game.root / "game.yaml"), line))
+                html = self._render(f"cards/{back.template}.html.j2", deck,
+                                    (display_path(self.game.root / "game.yaml"), line), back=back)
             self._backs[key] = self._stamped(html, deck.spec.id, f"back:{back_id}", rules)
         return self._backs[key]
 
@@ -268,19 +268,21 @@ class Renderer:
         return digest.hexdigest()
 
     def render(self, name: str, context: dict[str, Any],
-               where: tuple[str, int] | None = None) -> str:
+               where: tuple[str, int] | None = None, card: str = "") -> str:
         """One template of the pack or the shared ones, in the sandbox and within the game's
-        limits; a failure is a PackError at `where`, else at the template's own line."""
+        limits; a failure is a PackError at `where`, else at the template's own line, naming
+        the `card` it renders (sandbox.failure)."""
         try:
             return sandbox.render(self.env.get_template(name), self.game.spec.limits, **context)
         except Exception as exc:  # noqa: BLE001 - a pack's template may fail in any way
             at = where or (display_path(TEMPLATES_DIR / name), 0)
-            raise PackError([sandbox.failure(exc, at, "", "E060")]) from None
+            raise PackError([sandbox.failure(exc, at, "", "E060", card)]) from None
 
-    def _render(self, name: str, deck: Deck, where: tuple[str, int], **extra: Any) -> Markup:
-        """A face or back, its icons drawn, its paragraphs ending on no lone character or
-        word."""
-        html = self.render(name, {**self.context(deck), **extra}, where)
+    def _render(self, name: str, deck: Deck, where: tuple[str, int], card_id: str = "",
+                **extra: Any) -> Markup:
+        """A face (of the card `card_id`) or a back, its icons drawn, its paragraphs ending
+        on no lone character or word."""
+        html = self.render(name, {**self.context(deck), **extra}, where, card_id)
         return Markup(keep_together(icons.draw(html, self.icons)))
 
     @cached_property

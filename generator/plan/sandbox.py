@@ -30,7 +30,7 @@ from jinja2.loaders import split_template_path
 from jinja2.sandbox import SandboxedEnvironment
 
 from .. import TEMPLATES_DIR
-from ..check.findings import Finding, display_path
+from ..check.findings import Finding, about, display_path
 from ..pack.files import FileRefused, inside, read_text
 from ..pack.schema import GameSpec, Limits
 
@@ -321,20 +321,29 @@ def template_line(exc: BaseException) -> tuple[str | None, int]:
     return found
 
 
-def failure(exc: Exception, where: tuple[str, int], subject: str, code: str) -> Finding:
+def failure(exc: Exception, where: tuple[str, int], subject: str, code: str,
+            card: str = "") -> Finding:
     """The finding for a template that fails: a sandbox breach or a limit (E062) at the
     template's own line, a refused file at its own code, a syntax error (or any error, when
-    `where` has no line) at the template's line, anything else as `code` at `where` with the
-    template's line named."""
+    `where` has no line) at the template's line; for a `card`, any error in a template of the
+    pack's at that template's line too; anything else as `code` at `where` with the
+    template's line named (the card's data, which a template of the project's fails on). At
+    the template's line, the card is named: one mistake with its other cards' (`told`)."""
     if isinstance(exc, TemplateRefused):
         return Finding(where[0], where[1], f"{subject}{exc.message}", code=exc.code)
     filename, line = template_line(exc)
     message = exc.message if isinstance(exc, jinja2.TemplateError) and exc.message else str(exc)
+
+    def at_template(text: str, code: str) -> Finding:
+        return Finding(display_path(filename or ""), line, f"{subject}{about(card)}{text}",
+                       code, card)
+
     if isinstance(exc, SecurityError | TemplateLimit):
         prefix = "the sandbox refuses this: " if isinstance(exc, SecurityError) else "it "
-        path, at = (display_path(filename), line) if filename else (where[0], where[1] or 1)
-        return Finding(path, at, f"{subject}{prefix}{message}", code="E062")
-    if filename and (isinstance(exc, jinja2.TemplateSyntaxError) or not where[1]):
-        return Finding(display_path(filename), line, f"{subject}{message}", code=code)
+        return at_template(f"{prefix}{message}", "E062") if filename else \
+            Finding(where[0], where[1] or 1, f"{subject}{prefix}{message}", code="E062")
+    if filename and (isinstance(exc, jinja2.TemplateSyntaxError) or not where[1] or (
+            card and not Path(filename).resolve().is_relative_to(TEMPLATES_DIR.resolve()))):
+        return at_template(message, code)
     named = f" (template {display_path(filename)}:{line})" if filename else ""
     return Finding(where[0], where[1], f"{subject}{message}{named}", code=code)
