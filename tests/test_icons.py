@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pypdfium2
-from PIL import ImageChops
+from PIL import Image, ImageChops
 
 from generator.exports.tts import describe
 from generator.pipeline.build import BuildOptions, build_game, check, validate_game
@@ -159,3 +159,16 @@ def test_an_icon_past_its_box_is_an_overflow(packs: Path, tmp_path: Path) -> Non
     overflow = [f.message for f in report.findings if f.code == "E070"]
     assert len(overflow) == 1 and overflow[0].startswith(
         "card 'S1': 'sections.0 效果' runs "), overflow
+
+
+def test_a_png_icon_is_drawn_as_an_image_of_its_file(packs: Path, tmp_path: Path) -> None:
+    pack = _iconic(packs, "造成 :tap: 伤害")
+    Image.new("RGB", (40, 20), (255, 0, 0)).save(pack / "tap.png")
+    edit(pack / "game.yaml", "icons: {coin: coin.svg, gem: gem.svg}",
+         "icons: {coin: coin.svg, gem: gem.svg, tap: tap.png}")
+    build_game("mini", BuildOptions(), out_root=tmp_path, cards_dir=packs)
+    pdf = tmp_path / "mini" / "cards-a4.pdf"
+    box = _box(render_page(pdf, 0, DPI), (255, 0, 0))
+    assert box is not None and ":tap:" not in page_texts(pdf)[0]
+    width, height = box[2] - box[0], box[3] - box[1]
+    assert abs(width - 2 * height) <= 3  # noqa: PLR2004 - its 2:1 shape, 1 em high
