@@ -80,7 +80,8 @@ def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
         "decks, dice, font_files, fonts, icons, language, limits, palette, players, "
         "readability, "
         "rulebook, rules, "
-        "sizes, stylesheet, subtitle, suppress, tables, title, url, version, words)" + FATAL)
+        "sizes, stylesheet, subtitle, suppress, tables, title, typography, url, version, "
+            "words)" + FATAL)
 
 
 def test_count_reference_and_size_errors(packs: Path) -> None:

@@ -20,6 +20,7 @@ from ..plan.geometry import Geometry
 from ..plan.render import Renderer, template_exists, template_problem
 from ..text import icons
 from ..text.fonts import FontRegistry
+from ..text.typography import pack_marks, printed_marks
 from .findings import CODES, Finding, PackError, card_order, display_path, stopping
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
@@ -345,14 +346,18 @@ def template_texts(game: Game) -> Iterator[Text]:
 
 def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterator[Finding]:
     """Every character the pack prints has a glyph in its body font's stack (the family, its
-    partner for the other script) or the fallback: no tofu."""
+    partner for the other script) or the fallback: no tofu. With typography on, the marks it
+    prints (the language's quotes, ’ – — …) are checked at `typography` in game.yaml."""
     family = game.spec.fonts.get("body")
     if family not in fonts.families:
         return
     have = fonts.stack_characters(*fonts.stack(family, game.spec.language))
     rule_texts = [Text(display_path(game.root / (game.spec.rules or "")), line, text)
                   for line, text in strings(game.rules_data)]
-    for item in [*texts, *rule_texts]:
+    marks = pack_marks(game.spec)
+    mark_texts = [Text(_game_where(game), line_of(game.spec_data, ("typography",)),
+                       printed_marks(marks))] if marks else []
+    for item in [*texts, *rule_texts, *mark_texts]:
         missing = sorted({ch for ch in item.text if ord(ch) not in have and ch.isprintable()
                           and not ch.isspace()})
         if missing:
@@ -393,10 +398,14 @@ def without_spans(text: str, pairs: tuple[tuple[str, str], ...], lines: bool = F
     return "".join(kept)
 
 
+_STRAIGHT = str.maketrans("’‘“”", "''\"\"")  # a term matches text typographed or not
+
+
 def _lower(char: str) -> str:
-    """A character in lower case, when that is one character (İ and ẞ are kept)."""
+    """A character in lower case, when that is one character (İ and ẞ are kept), a curly
+    quote or apostrophe straight."""
     lower = char.lower()
-    return lower if len(lower) == 1 else char
+    return (lower if len(lower) == 1 else char).translate(_STRAIGHT)
 
 
 def restated(text: str, head: str, tail: str) -> Iterator[tuple[int, int, str]]:

@@ -43,6 +43,7 @@ from ..text.fonts import FontRegistry
 from ..text.language import pack_words
 from ..text.markdown_cjk import cjk_friendly, table_words
 from ..text.typeset import keep_together
+from ..text.typography import Marks, enable, pack_marks, typographed
 from .base import Document, File, OutputKind
 
 
@@ -99,8 +100,9 @@ def rulebook_markdown(game: Game) -> str:
         raise PackError([sandbox.failure(exc, (where, 0), "rulebook: ", "E061")]) from None
 
 
-def markdown_html(text: str) -> tuple[Markup, list[Heading]]:
-    """Markdown to HTML with numbered heading anchors; the headings for the contents.
+def markdown_html(text: str, marks: Marks | None = None) -> tuple[Markup, list[Heading]]:
+    """Markdown to HTML with numbered heading anchors, typographed with `marks` when given;
+    the headings for the contents.
 
     Each chapter is converted apart and kept (a card edit changes the text of one or two),
     its anchors then numbered on from the chapters before it.
@@ -108,7 +110,7 @@ def markdown_html(text: str) -> tuple[Markup, list[Heading]]:
     html: list[str] = []
     headings: list[Heading] = []
     for chapter in _chapters(text):
-        body, found, _ = _chapter_html(chapter)
+        body, found, _ = _chapter_html(chapter, marks)
         offset = len(headings)
         html.append(ANCHOR.sub(partial(_renumbered, offset=offset), body))
         headings += [Heading(level, title, f"h{offset + index}")
@@ -143,11 +145,14 @@ def _chapters(text: str) -> list[str]:
 
 
 @cache
-def _markdown() -> MarkdownIt:
+def _markdown(marks: Marks | None) -> MarkdownIt:
     """The rulebook's Markdown parser: CommonMark with tables, raw HTML off, emphasis and
     table cells made for Chinese, lead-in paragraphs marked to stay with what follows, and
-    images sized by `{width=40mm}`, one alone in its paragraph a figure."""
+    images sized by `{width=40mm}`, one alone in its paragraph a figure, and the typographer
+    quoting with `marks` when they are given."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    if marks is not None:
+        enable(md, marks)
     md.use(cjk_friendly).use(table_words)
     md.use(attrs_plugin, after=("image",), allowed=SIZES)
     md.inline.ruler.before("attr", "attributes_at", _attributes_at)
@@ -298,17 +303,19 @@ def _introduces(children: list[Token]) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _chapter_html(text: str) -> tuple[str, tuple[tuple[int, str], ...], tuple[Refusal, ...]]:
+def _chapter_html(text: str, marks: Marks | None
+                  ) -> tuple[str, tuple[tuple[int, str], ...], tuple[Refusal, ...]]:
     """One chapter's HTML, its headings numbered h1, h2, …, their (level, text), and the
     image attributes it refused."""
-    md = _markdown()
+    md = _markdown(marks)
     env: dict[str, list[Refusal]] = {}
     tokens = md.parse(text, env)
     headings: list[tuple[int, str]] = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
             token.attrSet("id", f"h{len(headings) + 1}")
-            headings.append((int(token.tag[1]), tokens[index + 1].content.replace("*", "")))
+            title = typographed(tokens[index + 1].content.replace("*", ""), marks)
+            headings.append((int(token.tag[1]), title))
     return (keep_together(md.renderer.render(tokens, md.options, {})), tuple(headings),
             tuple(env["refused"]))
 
@@ -317,7 +324,9 @@ def image_findings(game: Game, text: str) -> list[Finding]:
     """An error (E063) for each image attribute the rulebook's Markdown `text` gives but
     that is refused, at the line of rulebook.md that holds it: the line as rendered, else the
     one holding its `{…}` (0 when Jinja wrote it)."""
-    refused = [refusal for chapter in _chapters(text) for refusal in _chapter_html(chapter)[2]]
+    marks = pack_marks(game.spec)
+    refused = [refusal for chapter in _chapters(text)
+               for refusal in _chapter_html(chapter, marks)[2]]
     if not refused:
         return []
     path = game.root / game.spec.rulebook.file
@@ -483,7 +492,7 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     gallery draws the `faces` of the `decks`."""
     page = geometry.half(paper) if booklet else geometry.papers[paper]
     margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
-    body, headings = markdown_html(rulebook_markdown(game))
+    body, headings = markdown_html(rulebook_markdown(game), pack_marks(game.spec))
     body = Markup(draw_markers(body))
     renderer = Renderer(game, geometry)
     body = Markup(icons.draw(body, renderer.icons))

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from .. import CARDS_DIR
 from ..check.findings import Finding, PackError, display_path
 from ..text.language import check_words
+from ..text.typography import Marks, pack_marks, typographed_card
 from .files import FileRefused, regular
 from .place import pack_dir
 from .rules import expand_tree, plain, strings
@@ -184,9 +185,10 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
                     limits.integer_digits)
         if len(findings) == before:
             spec = GameSpec.model_validate(data)
+    marks = pack_marks(spec)
     decks = [_load_deck(root, deck, rules, findings, texts,
                         Naming(where, line_of(data, ("decks", index, "file")),
-                               f"deck '{deck.id}': file", deck.file), limits)
+                               f"deck '{deck.id}': file", deck.file), limits, marks)
              for index, deck in enumerate(spec.decks)]
     for index, deck in enumerate(decks):
         if deck.copies > limits.copies:
@@ -271,10 +273,10 @@ def _load_rules(root: Path, spec: GameSpec, spec_data: Any, findings: list[Findi
 
 
 def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
-               texts: list[Text], naming: Naming, limits: Limits) -> Deck:
+               texts: list[Text], naming: Naming, limits: Limits, marks: Marks | None) -> Deck:
     """Load one deck file: a YAML list of cards, or a spreadsheet's rows, rule placeholders
-    filled, each checked; a card whose qty passes the limit is left out, its copies counted
-    but never made."""
+    filled, each checked, its text typographed with `marks` (when the pack's typography is
+    on); a card whose qty passes the limit is left out, its copies counted but never made."""
     path = root / spec.file
     deck = Deck(spec=spec, path=path)
     where = display_path(path)
@@ -329,6 +331,7 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
                 deck.read.append(model.model_construct(**{  # each value as written: the
                     key: value for key, value in item.items() if key in model.model_fields}))
             continue
+        card = typographed_card(card, spec, marks)
         deck.read.append(card)
         deck.cards.append(card)
         deck.lines.append(line)

@@ -176,6 +176,15 @@ class RulebookSpec(Strict):
                              "the deck's name; by default the language's word (`words: back`)")
 
 
+class TypographySpec(Strict):
+    """How the straight marks of card text and the rulebook print."""
+
+    quotes: Literal["straight", "smart"] = Field("straight", description="smart: straight "
+                                                 "quotes print as the language's marks, an "
+                                                 "apostrophe as ’, `--` as –, `---` as — and "
+                                                 "`...` as …; straight (the default): as typed")
+
+
 class Limits(Strict):
     """What a pack may ask for before it is refused (E006): a pack may come from a stranger,
     so sizes and counts are bounded; raise one in game.yaml (`limits: {qty: 5000}`). Every
@@ -274,6 +283,9 @@ class GameSpec(Strict):
     dice: list[DieSpec] = []
     components: list[ComponentSpec] = Field([], description="the rulebook's component list")
     rulebook: RulebookSpec = RulebookSpec()
+    typography: TypographySpec = Field(TypographySpec(), description="`{quotes: smart}` sets "
+                                       "the quotes, dashes and ellipses of card text and the "
+                                       "rulebook as the language writes them")
     limits: Limits = Field(Limits(), description="what the pack may ask for before it is "
                            "refused; game.yaml itself is read with the defaults")
     readability: Readability = Field(default_factory=Readability, description="the smallest "
