@@ -142,11 +142,17 @@ def test_icons_in_the_rulebook_and_in_text_exports(packs: Path, tmp_path: Path) 
     give_rulebook(packs)
     with (pack / "rulebook.md").open("a", encoding="utf-8") as rulebook:
         rulebook.write("\n付出 :gem: 一枚，\\:gem: 不算。\n")
+    edit(pack / "rulebook.md", "## 第一章 规则", "## 第一章 :gem: 规则")
     build_game("mini", BuildOptions(), out_root=tmp_path, cards_dir=packs)
     pdf = tmp_path / "mini" / "rulebook-a4.pdf"
-    page = next(index for index, text in enumerate(page_texts(pdf)) if "付出一枚" in text)
-    assert ":gem:不算" in page_texts(pdf)[page]
-    assert _box(render_page(pdf, page, DPI), (255, 0, 0)) is not None
+    texts = page_texts(pdf)
+    page = next(index for index, text in enumerate(texts) if "付出一枚" in text)
+    assert ":gem:不算" in texts[page]
+    contents = next(index for index, text in enumerate(texts) if "第一章规则" in text)
+    assert contents < page and not any(":gem:" in text.replace(":gem:不算", "")
+                                       for text in texts)
+    for drawn in (page, contents):  # the chapter's text, and its line in the contents
+        assert _box(render_page(pdf, drawn, DPI), (255, 0, 0)) is not None, drawn
     game = check("mini", packs).game
     card = game.decks[0].cards[0]
     assert "造成 [gem] 伤害" in describe(game.decks[0], card, game.spec.icons)

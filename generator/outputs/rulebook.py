@@ -495,7 +495,6 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     body, headings = markdown_html(rulebook_markdown(game), pack_marks(game.spec))
     body = Markup(draw_markers(body))
     renderer = Renderer(game, geometry)
-    body = Markup(icons.draw(body, renderer.icons))
     spec = game.spec.rulebook
     figures = gallery(decks, renderer, geometry, page.width - 2 * margin) \
         if spec.gallery and renderer.words["gallery"] else []
@@ -513,9 +512,9 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     def render(mode: str, **values: object) -> str:
         given = {"body": "", "gallery": [], "numbers": None, "folios": [], "face_keys": None,
                  "back_cover": False, "contents": [False], **values}
-        return renderer.render("rulebook.html.j2", {
+        return icons.draw(renderer.render("rulebook.html.j2", {  # in the contents too
             **context, "mode": mode, "rulebook_css": Markup(css), "headings": headings,
-            "gallery_id": gallery_id, "gap": FIGURE_GAP, **given})
+            "gallery_id": gallery_id, "gap": FIGURE_GAP, **given}), renderer.icons)
 
     return Rulebook(render, _pieces(body, sections), headings, faces.keys if figures else None,
                     back_cover=booklet)
