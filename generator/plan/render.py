@@ -241,7 +241,7 @@ class Renderer:
         digest.update(str(html).encode())
         for found in _LINKED.finditer(html):
             digest.update(self._linked_digest(found.group(1) or found.group(2)))
-        for rule in self.page_style.reaching(html_names(html) | deck_names(deck_id)):
+        for rule in self.page_style.reaching(html_names(str(html)) | deck_names(deck_id)):
             digest.update(rule.encode() + b"\n")
         fingerprint = digest.hexdigest()
         tagged = Markup(str(html).replace(REVISION_MARK, revision_tag(fingerprint)))
@@ -284,7 +284,7 @@ class Renderer:
             pack_css = self._pack_css()
         except PackError:
             pack_css = ""
-        return PageStyle(self._shared_page_context()["base_css"] + pack_css)
+        return PageStyle(str(self._shared_page_context()["base_css"]) + pack_css)
 
     def render(self, name: str, context: dict[str, Any],
                where: tuple[str, int] | None = None, card: str = "") -> str:
