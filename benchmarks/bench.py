@@ -123,21 +123,40 @@ def _exports(game: str, cards: Path, out: Path, deck: Path) -> None:
 
 def _reprints(game: str, cards: Path, out: Path) -> None:
     """Print how long `pnp changes` and `pnp reprint` take after one rule value is changed,
-    from a current build, with an edition recorded before the change."""
-    _python("-m", "generator.cli", "--cards", str(cards), "release", game, "bench", "--out",
-            str(out))
+    and after one rule of the pack's stylesheet is, each from a current build with an edition
+    recorded before the change."""
     rules = cards / game / "rules.yaml"
     text = rules.read_text(encoding="utf-8")
     found = re.search(r"^( +[A-Za-z_]\w*: )(\d+)\b", text, re.MULTILINE)
     assert found, f"{rules} has no number to change"
-    rules.write_text(text[:found.start(2)] + str(int(found.group(2)) + 1)
-                     + text[found.end(2):], encoding="utf-8")
+    _changed_and_reprinted(
+        game, cards, out, "bench", rules, text[:found.start(2)] + str(int(found.group(2)) + 1)
+        + text[found.end(2):], f"one rule value ({found.group(1).strip()} {found.group(2)} → "
+        f"{int(found.group(2)) + 1})")
+    style = cards / game / "style.css"
+    text = style.read_text(encoding="utf-8")
+    sizes = list(re.finditer(r"^(\.[^{]+?) \{[^}]*?(\d+(?:\.\d+)?)pt", text, re.MULTILINE))
+    assert sizes, f"{style} has no rule with a size in pt to change"
+    last = sizes[-1]  # the last such rule: in the default game, a few faces use it
+    _changed_and_reprinted(
+        game, cards, out, "bench-css", style, text[:last.start(2)]
+        + f"{float(last.group(2)) + 0.2:g}" + text[last.end(2):],
+        f"one stylesheet rule (`{last.group(1)}` {last.group(2)}pt → "
+        f"{float(last.group(2)) + 0.2:g}pt)")
+
+
+def _changed_and_reprinted(game: str, cards: Path, out: Path, edition: str, path: Path,
+                           edited: str, what: str) -> None:
+    """Record an edition, write `edited` into `path`, and print how long `pnp changes` and
+    `pnp reprint` take."""
+    _python("-m", "generator.cli", "--cards", str(cards), "release", game, edition, "--out",
+            str(out))
+    path.write_text(edited, encoding="utf-8")
     began = time.perf_counter()
     said = _python("-m", "generator.cli", "--cards", str(cards), "changes", game, "--json")
     seconds = time.perf_counter() - began
     changed = len(json.loads(said.stdout)["changed"])
-    print(f"\nafter one rule value ({found.group(1).strip()} {found.group(2)} → "
-          f"{int(found.group(2)) + 1}) is changed:\n  `pnp changes`: {seconds:.2f} s "
+    print(f"\nafter {what} is changed:\n  `pnp changes`: {seconds:.2f} s "
           f"({changed} faces print differently)")
     began = time.perf_counter()
     run = _python("-m", "generator.cli", "--cards", str(cards), "reprint", game, "--out",

@@ -100,7 +100,7 @@ def test_a_shared_template_change_reaches_every_face_using_it(packs: Path) -> No
         ("spells/S1", ["restyled"]), ("spells/S2", ["restyled"]), ("spells/S3", ["restyled"])]
     (pack / "style.css").write_text(".back { opacity: 0.9 }\n", encoding="utf-8")
     edit(pack / "game.yaml", "players: 1-2人\n", "players: 1-2人\nstylesheet: style.css\n")
-    assert len(_changed(packs)) == 6  # a stylesheet may reach any face
+    assert len(_changed(packs)) == 6  # the fronts by their template, the backs by the rule
 
 
 def test_new_removed_and_counted_cards_are_reported(packs: Path, tmp_path: Path,

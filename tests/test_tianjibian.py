@@ -16,11 +16,11 @@ _LINE = re.compile(r'class="yao (yang|yin)"')
 @pytest.fixture(scope="module")
 def pack():
     checked = check(GAME)
-    return checked.game, checked.job.geometry
+    return checked.game, checked.job.geometry, checked.job.fonts
 
 
 def test_64_distinct_hexagrams_in_king_wen_order(pack) -> None:
-    game, _ = pack
+    game, *_ = pack
     [deck] = [d for d in game.decks if d.spec.id == "hexagrams"]
     assert deck.copies == 64
     assert [card.number for card in deck.cards] == list(range(1, 65))
@@ -30,9 +30,9 @@ def test_64_distinct_hexagrams_in_king_wen_order(pack) -> None:
 
 def test_the_lines_drawn_are_the_binary_form(pack) -> None:
     """Each card draws its six lines top first: solid for 1, broken for 0 (bits bottom first)."""
-    game, geometry = pack
+    game, geometry, fonts = pack
     [deck] = [d for d in game.decks if d.spec.id == "hexagrams"]
-    renderer = Renderer(game, geometry)
+    renderer = Renderer(game, geometry, fonts)
     for card, line in deck.located():
         html = str(renderer.face(deck, card, line).html)
         drawn = "".join("1" if kind == "yang" else "0" for kind in _LINE.findall(html)[:6])
@@ -41,7 +41,7 @@ def test_the_lines_drawn_are_the_binary_form(pack) -> None:
 
 def test_stroke_counts_are_unihan_ktotalstrokes(pack) -> None:
     """Spot checks against Unihan kTotalStrokes, summed over the name's characters."""
-    game, _ = pack
+    game, *_ = pack
     strokes = {card.name: card.strokes for deck in game.decks if deck.spec.id == "hexagrams"
                for card in deck.cards}
     assert {name: strokes[name] for name in ("乾", "坤", "屯", "小畜", "噬嗑", "既济")} == {
@@ -50,7 +50,7 @@ def test_stroke_counts_are_unihan_ktotalstrokes(pack) -> None:
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_the_board_tiles_cover_it_whole_with_overlaps(pack, paper: str) -> None:
-    game, geometry = pack
+    game, geometry, _ = pack
     [deck] = [d for d in game.decks if d.spec.id == "board"]
     assert deck.spec.overview
     tiling = geometry.tiling(paper, deck.spec.size)

@@ -108,7 +108,7 @@ class ProofOutput(OutputKind):
                     "boxes": [_percent(box, pair.after) for box in pair.boxes]}
                    for pair in self.pairs]
         html = job.renderer.render("proof.html.j2", {
-            **job.renderer.page_context(job.fonts), "paper": job.geometry.papers[job.paper],
+            **job.renderer.page_context(), "paper": job.geometry.papers[job.paper],
             "heading": self.heading, "figures": figures, "changelog": words,
             "marked": CHANGED})
         where = display_path(job.game.root / "game.yaml")

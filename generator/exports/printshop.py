@@ -47,7 +47,7 @@ class PrintshopExport(ImagesExport):
         """One document a deck, its pages in print order, drawn from the faces parts."""
         job = self.job
         faces = job.faces
-        context = job.renderer.page_context(job.fonts)
+        context = job.renderer.page_context()
         self.order: dict[str, list[Side]] = {}
         self.titles: dict[str, str] = {}
         documents = []

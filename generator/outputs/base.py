@@ -38,7 +38,7 @@ class Job:
     @cached_property
     def faces(self) -> Faces:
         """Every distinct face and back of the decks, laid out once for every output."""
-        return face_documents(self.game, self.decks, self.renderer, self.fonts)
+        return face_documents(self.game, self.decks, self.renderer)
 
     @property
     def paper(self) -> str:

@@ -494,7 +494,7 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
     body, headings = markdown_html(rulebook_markdown(game), pack_marks(game.spec))
     body = Markup(draw_markers(body))
-    renderer = Renderer(game, geometry)
+    renderer = Renderer(game, geometry, fonts)
     spec = game.spec.rulebook
     figures = gallery(decks, renderer, geometry, page.width - 2 * margin) \
         if spec.gallery and renderer.words["gallery"] else []
@@ -504,7 +504,7 @@ def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegis
     if figures:
         headings.append(Heading(2, renderer.words["gallery"], gallery_id))
         headings += [Heading(3, name, f"{gallery_id}-{index}") for name, _, index, _ in sections]
-    context = renderer.page_context(fonts)
+    context = renderer.page_context()
     font_size = 9 if booklet else 10
     css = css_source("templates/rulebook.css.j2") + renderer.render(
         "rulebook.css.j2", {**context, "page": page, "margin": margin, "font_size": font_size})

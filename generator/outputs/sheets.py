@@ -129,7 +129,7 @@ class SheetsOutput(OutputKind):
         job = self.job
         geometry, renderer = job.geometry, job.renderer
         return renderer.render("sheets.html.j2", {
-            **renderer.page_context(job.fonts),
+            **renderer.page_context(),
             "title": title,
             "paper": geometry.papers[job.paper],
             "sheets": sheets,

@@ -65,7 +65,7 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
     game = load_game(name, cards_dir)
     own_sizes = {key: Box(size.width, size.height) for key, size in game.spec.sizes.items()}
     geometry, fonts = load_geometry().with_sizes(own_sizes), load_fonts().for_game(game)
-    renderer = Renderer(game, geometry)
+    renderer = Renderer(game, geometry, fonts)
     report = validate(game, geometry, fonts, renderer)
     job = Job(game, geometry, fonts, options, renderer, report.decks)
     if kinds is None:

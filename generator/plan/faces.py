@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from ..check.findings import display_path
 from ..pack.load import Deck, Game
-from ..text.fonts import FontRegistry
 from .geometry import Box
 from .parts import Part
 from .render import Face, Renderer
@@ -53,10 +52,9 @@ def face_anchor(key: str) -> str:
     return f"face-{key}"
 
 
-def face_documents(game: Game, decks: list[Deck], renderer: Renderer,
-                   fonts: FontRegistry) -> Faces:
+def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
     """Each deck's distinct faces and backs, in order, a few to a part."""
-    context = renderer.page_context(fonts)
+    context = renderer.page_context()
     bleed = renderer.geometry.bleed
     parts: dict[str, list[Part]] = {}
     keys: dict[Face, str] = {}

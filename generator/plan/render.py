@@ -28,6 +28,7 @@ from .geometry import Geometry
 from .parts import CSS_SOURCE
 from .qr import STYLE as QR_STYLE
 from .qr import qr
+from .style import PageStyle, deck_names, html_names
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -120,9 +121,10 @@ def revision_tag(fingerprint: str) -> str:
 class Renderer:
     """Renders a game's card faces and backs, each back once."""
 
-    def __init__(self, game: Game, geometry: Geometry):
+    def __init__(self, game: Game, geometry: Geometry, fonts: FontRegistry):
         self.game = game
         self.geometry = geometry
+        self.fonts = fonts
         self.env = environment(game)
         self.words = pack_words(game.spec)  # the words the shared templates print
         self._backs: dict[tuple[str, str], Face] = {}
@@ -163,10 +165,14 @@ class Renderer:
             "revision": REVISION_MARK,
         }
 
-    def page_context(self, fonts: FontRegistry) -> dict[str, Any]:
+    def page_context(self) -> dict[str, Any]:
         """What every document template sees: the game, its fonts and its stylesheets."""
+        return {**self._shared_page_context(), "pack_css": Markup(self._pack_css())}
+
+    def _shared_page_context(self) -> dict[str, Any]:
+        """The page context less the pack's stylesheet."""
         game = self.game.spec
-        stacks, font_css = fonts.page_fonts(game.fonts, game.language)  # Latin and CJK faces
+        stacks, font_css = self.fonts.page_fonts(game.fonts, game.language)  # Latin and CJK faces
         context = {
             "game": game,
             "palette": game.palette,
@@ -175,24 +181,26 @@ class Renderer:
             "safe": self.geometry.safe,
             "words": self.words,
         }
-        pack_css = ""
-        if game.stylesheet:
-            path = self.game.root / game.stylesheet
-            try:
-                text = pack_text(self.game.root, game.stylesheet, game.limits.file_bytes)
-            except FileRefused as exc:
-                raise PackError([Finding(display_path(self.game.root / "game.yaml"),
-                                         line_of(self.game.spec_data, ("stylesheet",)),
-                                         f"stylesheet {exc.message}", code=exc.code)]) from None
-            pack_css = css_source(display_path(path)) + text
         return {
             **context,
             "font_css": Markup(font_css),
             "base_css": Markup(css_source("templates/base.css.j2")
                                + self.render("base.css.j2", context)
                                + QR_STYLE + (icons.STYLE if game.icons else "")),
-            "pack_css": Markup(pack_css),
         }
+
+    def _pack_css(self) -> str:
+        """The pack's stylesheet, headed by its name; a PackError when it cannot be read."""
+        game = self.game.spec
+        if not game.stylesheet:
+            return ""
+        try:
+            text = pack_text(self.game.root, game.stylesheet, game.limits.file_bytes)
+        except FileRefused as exc:
+            raise PackError([Finding(display_path(self.game.root / "game.yaml"),
+                                     line_of(self.game.spec_data, ("stylesheet",)),
+                                     f"stylesheet {exc.message}", code=exc.code)]) from None
+        return css_source(display_path(self.game.root / game.stylesheet)) + text
 
     def face(self, deck: Deck, card: CardBase, line: int = 0) -> Face:
         """Render the front of one card, once; `line` locates it for error messages."""
@@ -227,11 +235,14 @@ class Renderer:
 
     def _stamped(self, html: Markup, deck_id: str, source: str, rules: set[str]) -> Face:
         """A face with its fingerprint, and its revision tag printed where the template put
-        `revision`."""
-        digest = hashlib.sha256(self.style_digest.encode())
+        `revision`. The fingerprint is of what the face prints with: its HTML, the files it
+        links to, the fonts, and the rules of the page's stylesheet that can reach it."""
+        digest = hashlib.sha256(self.font_digest.encode())
         digest.update(str(html).encode())
         for found in _LINKED.finditer(html):
             digest.update(self._linked_digest(found.group(1) or found.group(2)))
+        for rule in self.page_style.reaching(html_names(str(html)) | deck_names(deck_id)):
+            digest.update(rule.encode() + b"\n")
         fingerprint = digest.hexdigest()
         tagged = Markup(str(html).replace(REVISION_MARK, revision_tag(fingerprint)))
         return Face(tagged, deck_id, source, fingerprint, frozenset(rules))
@@ -253,19 +264,27 @@ class Renderer:
         return self._linked[name]
 
     @cached_property
-    def style_digest(self) -> str:
-        """What every face prints with besides its HTML: the shared and the pack's stylesheet
-        and the fonts (each file's name and size; the pack's own by content)."""
-        digest = hashlib.sha256((TEMPLATES_DIR / "base.css.j2").read_bytes())
+    def font_digest(self) -> str:
+        """What every face prints with besides its HTML and styles: the fonts (each file's
+        name and size; the pack's own by content) and the game's language."""
         game = self.game.spec
-        for name in [game.stylesheet] if game.stylesheet else []:
-            digest.update(self._linked_digest(name))
+        digest = hashlib.sha256(f"{game.language}\n".encode())
         for font in sorted(FONTS_DIR.iterdir()):
             digest.update(f"{font.name}:{font.stat().st_size}\n".encode())
         for own in game.font_files:
             digest.update(self._linked_digest(own.file))
         digest.update(repr(sorted(game.fonts.items())).encode())
         return digest.hexdigest()
+
+    @cached_property
+    def page_style(self) -> PageStyle:
+        """The stylesheet of the page every face is laid out on: the shared one as the game
+        renders it, then the pack's (left out when it cannot be read: the checks say why)."""
+        try:
+            pack_css = self._pack_css()
+        except PackError:
+            pack_css = ""
+        return PageStyle(str(self._shared_page_context()["base_css"]) + pack_css)
 
     def render(self, name: str, context: dict[str, Any],
                where: tuple[str, int] | None = None, card: str = "") -> str:
