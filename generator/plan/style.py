@@ -36,8 +36,9 @@ def deck_names(deck_id: str) -> frozenset[str]:
 
 
 # A start tag and its attributes, as an HTML parser reads them: a quote opens a value only
-# after `=`, and a quoted value may hold `>`.
-_TAG = re.compile(r"""<([a-zA-Z][^\s/>]*)((?:=\s*"[^"]*"|=\s*'[^']*'|[^>])*)>""")
+# after `=`, and a quoted value may hold `>`. The alternatives never match the same text, so
+# a tag a pack's template leaves unclosed costs linear time, not exponential.
+_TAG = re.compile(r"""<([a-zA-Z][^\s/>]*)((?:=\s*"[^"]*"|=\s*'[^']*'|=(?!\s*["'])|[^>=])*)>""")
 _ATTRIBUTE = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
 
 

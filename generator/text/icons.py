@@ -85,6 +85,8 @@ def markup(name: str, path: Path, data: bytes) -> str:
     if path.suffix.lower() != ".svg":
         return f'<img class="icon icon-{label}" src="{escape(path.as_posix())}" alt="{label}">'
     try:
+        if b"<!ENTITY" in data.upper() or b"<!DOCTYPE" in data.upper():
+            raise ET.ParseError("an SVG that declares entities (E075) is not read")
         root = ET.fromstring(data)
     except ET.ParseError:
         return f'<span class="icon icon-{label}">[{label}]</span>'
