@@ -44,8 +44,8 @@ def _iconic(packs: Path, text: str) -> Path:
 def _box(image, colour: tuple[int, int, int]) -> tuple[int, int, int, int] | None:
     """The bounding box of the pixels of a pure `colour` in the page's first card."""
     card = image.crop((0, 0, round(80 / 25.4 * DPI), round(100 / 25.4 * DPI)))
-    wanted = [band.point(lambda v, full=full: 255 if (v > 200) == full else 0)  # noqa: PLR2004
-              for band, full in zip(card.split(), (c == 255 for c in colour), strict=True)]  # noqa: PLR2004
+    wanted = [band.point(lambda v, full=full: 255 if (v > 200) == full else 0)
+              for band, full in zip(card.split(), (c == 255 for c in colour), strict=True)]
     hit = wanted[0]
     for band in wanted[1:]:
         hit = ImageChops.multiply(hit, band)
@@ -177,4 +177,4 @@ def test_a_png_icon_is_drawn_as_an_image_of_its_file(packs: Path, tmp_path: Path
     box = _box(render_page(pdf, 0, DPI), (255, 0, 0))
     assert box is not None and ":tap:" not in page_texts(pdf)[0]
     width, height = box[2] - box[0], box[3] - box[1]
-    assert abs(width - 2 * height) <= 3  # noqa: PLR2004 - its 2:1 shape, 1 em high
+    assert abs(width - 2 * height) <= 3  # its 2:1 shape, 1 em high
