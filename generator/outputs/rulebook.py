@@ -39,7 +39,6 @@ from ..plan.parts import LaidOut, Part
 from ..plan.qr import draw_markers, qr_marker
 from ..plan.render import Face, Renderer, css_source
 from ..text import icons
-from ..text.fonts import FontRegistry
 from ..text.language import pack_words
 from ..text.markdown_cjk import cjk_friendly, table_words
 from ..text.typeset import keep_together
@@ -486,15 +485,15 @@ def _pieces(body: str, sections: list[tuple]) -> list[tuple[Markup, list]]:
     return pieces
 
 
-def rulebook(game: Game, decks: list[Deck], geometry: Geometry, fonts: FontRegistry, paper: str,
-             booklet: bool, faces: Faces) -> Rulebook:
+def rulebook(game: Game, decks: list[Deck], renderer: Renderer, paper: str, booklet: bool,
+             faces: Faces) -> Rulebook:
     """The rulebook in parts: chapters and gallery decks, then cover, contents and folios; its
-    gallery draws the `faces` of the `decks`."""
+    gallery draws the `faces` of the `decks`, as the build's `renderer` made them."""
+    geometry = renderer.geometry
     page = geometry.half(paper) if booklet else geometry.papers[paper]
     margin = geometry.booklet_margin if booklet else geometry.rulebook_margin
     body, headings = markdown_html(rulebook_markdown(game), pack_marks(game.spec))
     body = Markup(draw_markers(body))
-    renderer = Renderer(game, geometry, fonts)
     spec = game.spec.rulebook
     figures = gallery(decks, renderer, geometry, page.width - 2 * margin) \
         if spec.gallery and renderer.words["gallery"] else []
@@ -549,8 +548,7 @@ class RulebookOutput(OutputKind):
         documents = []
         for kind, booklet in [("rulebook", False)] + (
                 [("rulebook-booklet", True)] if job.options.on("booklet") else []):
-            book = rulebook(game, job.decks, job.geometry, job.fonts, job.paper, booklet,
-                            job.faces)
+            book = rulebook(game, job.decks, job.renderer, job.paper, booklet, job.faces)
             file = f"{kind}-{job.paper}.pdf"
             self.books[file] = (book, booklet)
             parts = [Part(html, where) for html in [book.front(None), *book.parts]]

@@ -167,10 +167,11 @@ class Renderer:
 
     def page_context(self) -> dict[str, Any]:
         """What every document template sees: the game, its fonts and its stylesheets."""
-        return {**self._shared_page_context(), "pack_css": Markup(self._pack_css())}
+        return {**self._shared_page_context, "pack_css": Markup(self._pack_css())}
 
+    @cached_property
     def _shared_page_context(self) -> dict[str, Any]:
-        """The page context less the pack's stylesheet."""
+        """The page context less the pack's stylesheet (worked out once: every page asks)."""
         game = self.game.spec
         stacks, font_css = self.fonts.page_fonts(game.fonts, game.language)  # Latin and CJK faces
         context = {
@@ -284,7 +285,7 @@ class Renderer:
             pack_css = self._pack_css()
         except PackError:
             pack_css = ""
-        return PageStyle(str(self._shared_page_context()["base_css"]) + pack_css)
+        return PageStyle(str(self._shared_page_context["base_css"]) + pack_css)
 
     def render(self, name: str, context: dict[str, Any],
                where: tuple[str, int] | None = None, card: str = "") -> str:
