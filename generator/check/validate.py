@@ -332,9 +332,10 @@ def _source_lines(path: Path, root: Path, limits: Limits,
     except FileRefused:
         return
     source = without_spans(text, (("{#", "#}"),), lines=True)
+    where = display_path(path)
     for number, line in enumerate(source.splitlines(), start=1):
         if wanted(line):
-            yield Text(display_path(path), number, line)
+            yield Text(where, number, line)
 
 
 def template_texts(game: Game) -> Iterator[Text]:
