@@ -222,7 +222,7 @@ def test_tts_sheets_and_saved_object(packs: Path, tmp_path: Path, pool: Workers)
     assert deck["Name"] == "DeckCustom" and deck["Nickname"] == "法术"
     entry = deck["CustomDeck"]["1"]
     assert (entry["NumWidth"], entry["NumHeight"], entry["UniqueBack"], entry["BackIsHidden"]) \
-        == (3, 2, True, True)  # 3 distinct fronts, the last slot free; each back its own
+        == (2, 2, True, True)  # 3 distinct fronts, no slot kept for a hidden card
     assert entry["FaceURL"] == (folder.resolve() / "spells-1.png").as_uri()
     assert entry["BackURL"] == (folder.resolve() / "spells-1-backs.png").as_uri()
     assert deck["DeckIDs"] == [100, 101, 102, 102]  # the two copies of S3 share a CardID
@@ -234,13 +234,13 @@ def test_tts_sheets_and_saved_object(packs: Path, tmp_path: Path, pool: Workers)
     sheet = Image.open(folder / "spells-1.png").convert("RGB")
     backs = Image.open(folder / "spells-1-backs.png").convert("RGB")
     assert sheet.size == backs.size and sheet.width <= 4096 and sheet.height <= 4096
-    cell = (sheet.width // 3, sheet.height // 2)
-    assert sheet.size == (cell[0] * 3, cell[1] * 2)
+    cell = (sheet.width // 2, sheet.height // 2)
+    assert sheet.size == (cell[0] * 2, cell[1] * 2)
     images = _export(packs, tmp_path / "images", pool=pool, dpi=300)
     edge = round(BLEED / 25.4 * 300)
     for card in cards:
         slot = card["CardID"] % 100
-        box = ((slot % 3) * cell[0], (slot // 3) * cell[1])
+        box = ((slot % 2) * cell[0], (slot // 2) * cell[1])
         shown = sheet.crop((*box, box[0] + cell[0], box[1] + cell[1]))
         number = ["S1", "S2", "S3"].index(next(
             row["card"] for row in _rows(images) if row["name"] == card["Nickname"])) + 1
@@ -248,7 +248,7 @@ def test_tts_sheets_and_saved_object(packs: Path, tmp_path: Path, pool: Workers)
         cut = own.crop((edge, edge, own.width - edge, own.height - edge)).resize(cell)
         assert _difference(shown, cut) < 6, card["Nickname"]
     assert backs.getpixel((cell[0] // 2, 10)) == (255, 0, 0)  # S1's red back in slot 0
-    assert backs.getpixel((cell[0] * 2 + cell[0] // 2, 10)) == (0, 0, 255)  # S3's blue
+    assert backs.getpixel((cell[0] // 2, cell[1] + 10)) == (0, 0, 255)  # S3's blue
 
 
 def test_preflight_names_the_card_whose_bleed_is_white_and_strict_stops(
@@ -286,7 +286,7 @@ def test_a_deck_past_one_sheet_spans_several_custom_decks(packs: Path, tmp_path:
     assert [card["CustomDeck"] == {str(card["CardID"] // 100): deck["CustomDeck"][
         str(card["CardID"] // 100)]} for card in deck["ContainedObjects"]] == [True] * 4
     assert (deck["CustomDeck"]["2"]["NumWidth"], deck["CustomDeck"]["2"]["NumHeight"]) == (2, 2)
-    assert sorted(path.name for path in folder.glob("*.png")) == [
+    assert sorted(path.name for path in folder.glob("spells*.png")) == [
         "spells-1-backs.png", "spells-1.png", "spells-2-backs.png", "spells-2.png"]
 
 

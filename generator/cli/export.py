@@ -15,7 +15,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..exports.run import export
 
     settings = ExportSettings(args.profile, args.dpi, args.format, args.backs_last, args.marks,
-                              args.cmyk, args.strict)
+                              args.cmyk, args.strict, args.base_url)
     for name, cards, out in places(args):
         export(name, args.to, settings, cards, out, progress)
     return EXIT_OK
@@ -54,6 +54,9 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                         "slug round the bleed")
     export.add_argument("--cmyk", action="store_true", help="printshop: convert to CMYK with "
                         "Ghostscript (which must be installed)")
+    export.add_argument("--base-url", metavar="URL", help="tts: the http(s) address the "
+                        "images will be uploaded to; the save links each image there (default: "
+                        "file:/// paths, which work only on this machine)")
     export.add_argument("--strict", action="store_true", help="a preflight finding fails the "
                         "export, and nothing is written")
     export.add_argument("--out", type=Path, default=None, help="output folder (default: "

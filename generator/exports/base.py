@@ -19,7 +19,8 @@ from .preflight import Inspection
 @dataclass(frozen=True)
 class ExportSettings:
     """What `pnp export` was asked for: the profile, the dpi and image format, the print-shop
-    file's page order, crop marks and colour, and how strict the preflight is."""
+    file's page order, crop marks and colour, how strict the preflight is, and the web
+    address a Tabletop Simulator save links its images at."""
 
     profile: str = "generic"
     dpi: float = 300
@@ -28,6 +29,7 @@ class ExportSettings:
     marks: bool = False
     cmyk: bool = False
     strict: bool = False
+    base_url: str | None = None  # tts: where the images will be uploaded
 
 
 @dataclass(frozen=True)
