@@ -157,7 +157,7 @@ def _changed_and_reprinted(game: str, cards: Path, out: Path, edition: str, path
     seconds = time.perf_counter() - began
     changed = len(json.loads(said.stdout)["changed"])
     print(f"\nafter {what} is changed:\n  `pnp changes`: {seconds:.2f} s "
-          f"({changed} faces print differently)")
+          f"({'1 face prints' if changed == 1 else f'{changed} faces print'} differently)")
     began = time.perf_counter()
     run = _python("-m", "generator.cli", "--cards", str(cards), "reprint", game, "--out",
                   str(out))
