@@ -193,7 +193,7 @@ def _parse(path: Path, data: Any) -> Profile:
     if standard is not None and not isinstance(standard, str):
         refuse(("standard",), "standard is the name of a PDF standard, e.g. PDF/X-1a:2003")
     naming = _naming(data.get("naming") or {}, refuse)
-    sizes = _sizes(data, dpi, bleed, refuse)
+    sizes = _sizes(data, dpi, bleed, refuse, pixels_checked=not findings)
     title = data.get("title", name)
     if findings:
         raise PackError(findings)
@@ -231,9 +231,10 @@ def _naming(naming: Any, refuse: Any) -> tuple[tuple[str, str], ...]:
     return tuple(patterns.items())
 
 
-def _sizes(data: Any, dpi: float | None, bleed: float | None,
-           refuse: Any) -> tuple[ShopSize, ...] | None:
-    """The sizes a shop sells, each a cut in mm and maybe its exact pixels; None: any."""
+def _sizes(data: Any, dpi: float | None, bleed: float | None, refuse: Any,
+           pixels_checked: bool) -> tuple[ShopSize, ...] | None:
+    """The sizes a shop sells, each a cut in mm and maybe its exact pixels; None: any. The
+    pixels are checked against the cut, bleed and dpi once those read."""
     sizes = data.get("sizes")
     if sizes is None:
         return None
@@ -251,7 +252,7 @@ def _sizes(data: Any, dpi: float | None, bleed: float | None,
             refuse(("sizes", name), f"size '{name}': cut: [width, height] in mm (5 to 2000), "
                    "and pixels: [width, height] when the shop gives them")
             continue
-        if pixels is not None:
+        if pixels is not None and pixels_checked:
             if dpi is None:
                 refuse(("sizes", name), f"size '{name}': pixels need the profile's dpi")
                 continue
