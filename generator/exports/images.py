@@ -120,7 +120,7 @@ class ImagesExport(ExportKind):
 
     def _dpi(self) -> float:
         """The dpi the images print at, as their files say."""
-        return self.profile.dpi or self.settings.dpi
+        return float(self.profile.dpi or self.settings.dpi)
 
     def face_page(self, face: Face) -> tuple[bytes, int, Box, LaidOut]:
         """Where a face is laid out: its faces part's PDF, its page there, its size with the
