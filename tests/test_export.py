@@ -89,18 +89,6 @@ def test_profiles_give_the_shops_pixel_sizes(packs: Path, tmp_path: Path, pool: 
     assert report["findings"] == []
 
 
-def test_a_size_a_profile_lacks_is_an_error_naming_the_deck(packs: Path,
-                                                            tmp_path: Path) -> None:
-    game = packs / "mini" / "game.yaml"
-    edit(game, "size: poker", "size: mini")
-    with pytest.raises(PackError) as caught:
-        _export(packs, tmp_path / "out", profile="mpc")
-    assert [str(f) for f in caught.value.findings] == [
-        f"{game}:15: error: E084: deck 'spells': the mpc profile has no size 'mini' (it has: "
-        "poker, tarot)"]
-    assert not (tmp_path / "out" / "mini-export").exists()
-
-
 def test_an_image_too_large_to_draw_is_refused_before_it_is_drawn(packs: Path,
                                                                   tmp_path: Path) -> None:
     game = packs / "mini" / "game.yaml"

@@ -102,8 +102,8 @@ CODES: dict[str, Code] = {
     "E081": Code("error", "a character was drawn with no glyph on the laid-out page"),
     "E083": Code("error", "text is drawn in a font of the machine's, not of the project or the "
                  "pack"),
-    "E084": Code("error", "an export profile has no pixel size for a deck's card size, or its "
-                 "images would be past 60 million pixels"),
+    "E084": Code("error", "an export has no deck left (its profile's shop sells none of their "
+                 "card sizes), or its images would be past 60 million pixels"),
     "W085": Code("warning", "an export's preflight: no bleed on an edge, text under the stamp "
                  "minimum, a raster image under 300 dpi, a font not embedded, total ink over "
                  "240 %, or not the pixel size the profile asks for (`pnp export --strict` "
@@ -137,6 +137,11 @@ CODES: dict[str, Code] = {
     "E107": Code("error", "`pnp pull` cannot pull a deck's `source`: the server's answer, a "
                  "page that is no spreadsheet, a file too big or that does not read as the deck, "
                  "or a deck file pnp may not replace"),
+    "E110": Code("error", "an export profile (templates/profiles/ or a pack's profiles/) is "
+                 "malformed: an unknown key, a value out of range, a pixel size that is not "
+                 "its cut plus bleed, a file name pattern that is no relative path"),
+    "W111": Code("warning", "an export leaves out a deck of a card size the profile's shop "
+                 "does not sell (it names the nearest size the shop sells)"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }

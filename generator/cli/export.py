@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, Choices, places, progress
+from .common import EXIT_OK, places, progress
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -15,17 +15,22 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..exports.run import export
 
     settings = ExportSettings(args.profile, args.dpi, args.format, args.backs_last, args.marks,
-                              args.cmyk, args.strict, args.base_url)
+                              args.cmyk, args.strict, _deck_ids(args.decks), args.base_url)
     for name, cards, out in places(args):
         export(name, args.to, settings, cards, out, progress)
     return EXIT_OK
 
 
-def _profile_names() -> list[str]:
-    """The export profiles of templates/export.yaml."""
-    from ..exports.profiles import load_profiles
+def _deck_ids(text: str | None) -> tuple[str, ...]:
+    """The deck ids of `--decks a,b`, none when not given."""
+    return tuple(part.strip() for part in text.split(",") if part.strip()) if text else ()
 
-    return list(load_profiles())
+
+def _profile_names() -> list[str]:
+    """The export profiles shipped in templates/profiles/."""
+    from ..exports.profiles import profile_files
+
+    return list(profile_files(None))
 
 
 def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.ArgumentParser,
@@ -41,15 +46,23 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                         help="images: each card side an image, listed with copies; printshop: "
                              "a PDF a deck, a card side a page with TrimBox and BleedBox; tts: "
                              "Tabletop Simulator sheets and saved object (default: images)")
-    export.add_argument("--profile", choices=Choices(_profile_names), default="generic",
-                        metavar="PROFILE", help="image pixel sizes, one of %(choices)s (in "
-                        "templates/export.yaml): generic (cut + bleed at --dpi), tgc (The Game "
-                        "Crafter, 1/8 in bleed at 300 dpi), mpc (MakePlayingCards: poker, "
-                        "tarot)")
-    export.add_argument("--dpi", type=float, default=300, help="for the generic profile")
+    export.add_argument("--profile", default="generic", metavar="PROFILE",
+                        help=f"the print shop: its card sizes and their pixel sizes, bleed, "
+                        f"page order and colour; one of {', '.join(_profile_names())} "
+                        "(templates/profiles/), or a pack's own <pack>/profiles/<name>.yaml: "
+                        "generic (any size, cut + print.yaml bleed at --dpi), tgc (The Game "
+                        "Crafter), mpc (MakePlayingCards), drivethru (DriveThruCards: each "
+                        "back page before its front, 1/8 in bleed, CMYK PDF/X-1a, ink <= 240 "
+                        "%%); a deck of a size the shop does not sell is left out, with a "
+                        "warning (default: generic)")
+    export.add_argument("--decks", metavar="A,B", default=None, help="export only these decks "
+                        "(their ids, comma-separated; default: every deck)")
+    export.add_argument("--dpi", type=float, default=300, help="for a profile of no dpi of "
+                        "its own (generic)")
     export.add_argument("--format", choices=["png", "jpg"], default="png")
     export.add_argument("--backs-last", action="store_true", help="printshop: every front, "
-                        "then every back (default: each front followed by its back)")
+                        "then every back, for a profile that takes it (default: the profile's "
+                        "page order; generic: each front followed by its back)")
     export.add_argument("--marks", action="store_true", help="printshop: crop marks in a "
                         "slug round the bleed")
     export.add_argument("--cmyk", action="store_true", help="printshop: convert to CMYK with "

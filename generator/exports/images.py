@@ -17,7 +17,6 @@ from typing import Any
 
 from ..check.findings import Finding, display_path
 from ..outputs.base import Document, File
-from ..pack.files import file_part
 from ..pack.load import Deck
 from ..pack.yamlfile import line_of
 from ..pdf.raster import Inside, draw, encode, inspect
@@ -28,7 +27,7 @@ from ..plan.render import Face
 from ..text.icons import as_text
 from .base import ExportKind, Side
 from .preflight import Inspection, missing_bleed
-from .profiles import Pixels, load_profiles
+from .profiles import Pixels
 
 MAX_PIXELS = 60_000_000  # one image, ~240 MB as drawn (a 500 x 400 mm board at 300 dpi: 28)
 
@@ -52,21 +51,19 @@ class ImagesExport(ExportKind):
 
     name = "images"
 
+    for_shop = True
+
     def check(self) -> list[Finding]:
-        """A deck whose card size the profile has no pixel size for, or whose images would be
-        larger than an export draws, at its `size:` line."""
-        job, settings = self.job, self.settings
-        profile = load_profiles()[settings.profile]
+        """A deck of a size the profile's shop does not sell (left out), and a deck whose
+        images would be larger than an export draws, at its `size:` line."""
+        job = self.job
         where = display_path(job.game.root / "game.yaml")
-        found = []
-        for index, deck in enumerate(job.game.decks):
+        found = self.left_out()
+        for deck in job.decks:
+            index = [each.spec.id for each in job.game.decks].index(deck.spec.id)
             line = line_of(job.game.spec_data, ("decks", index, "size"))
             pixels = self.pixels(deck)
-            if pixels is None:
-                found.append(Finding(where, line, f"deck '{deck.spec.id}': the {profile.name} "
-                                     f"profile has no size '{deck.spec.size}' (it has: "
-                                     f"{', '.join(sorted(profile.sizes or {}))})", "E084"))
-            elif pixels[0] * pixels[1] > MAX_PIXELS:
+            if pixels is not None and pixels[0] * pixels[1] > MAX_PIXELS:
                 found.append(Finding(where, line, f"deck '{deck.spec.id}': its images would be "
                                      f"{pixels[0]} x {pixels[1]} px, past the "
                                      f"{MAX_PIXELS // 1_000_000} million an export draws (a "
@@ -74,13 +71,13 @@ class ImagesExport(ExportKind):
         return found
 
     def pixels(self, deck: Deck) -> Pixels | None:
-        """The pixel size of one side of a deck's cards in the chosen profile."""
-        geometry, settings = self.job.geometry, self.settings
+        """The pixel size of one side of a deck's cards in the chosen profile: the shop's own
+        for the size it sells, else the cut and bleed at the profile's dpi (or --dpi)."""
+        geometry = self.job.geometry
         size = geometry.sizes.get(deck.spec.size)
         if size is None:
             return None
-        return load_profiles()[settings.profile].pixels(deck.spec.size, size, geometry.bleed,
-                                                        settings.dpi)
+        return self.profile.pixels(size, geometry.bleed, self.settings.dpi)
 
     def plan(self) -> list[Document]:
         """Nothing of its own to lay out: the faces parts, drawn from when finished."""
@@ -96,9 +93,9 @@ class ImagesExport(ExportKind):
         named: dict[Face, str] = {}
         for side in self.sides():
             pixels = self.pixels(side.deck)
-            assert pixels is not None  # refused by check() otherwise
+            assert pixels is not None  # left out by the kind otherwise
             if side.face not in named:
-                named[side.face] = _file_name(side, self.settings.image_format)
+                named[side.face] = self.file_name(side)
                 data = self.image(side.face, pixels, bleed=True)
                 files[named[side.face]] = data
                 self.inspect(side, named[side.face], data, pixels)
@@ -111,9 +108,19 @@ class ImagesExport(ExportKind):
                 File("images.json", (json.dumps({"images": listed}, ensure_ascii=False,
                                                 indent=2) + "\n").encode())]
 
+    def file_name(self, side: Side) -> str:
+        """An image's file by the profile's naming, `<deck>/<nnn>-<card-id>-front.png` unless
+        it says otherwise; a back the deck's cards share is one file, `<deck>/back-<back-id>`."""
+        suffix = f".{self.settings.image_format}"
+        if side.face.source.startswith("back:"):
+            return self.profile.file("back", deck=side.deck.spec.id,
+                                     back=side.face.source.removeprefix("back:")) + suffix
+        return self.profile.file("image", deck=side.deck.spec.id, number=f"{side.number:03d}",
+                                 card=side.card.id, side=side.side) + suffix
+
     def _dpi(self) -> float:
         """The dpi the images print at, as their files say."""
-        return float(load_profiles()[self.settings.profile].dpi or self.settings.dpi)
+        return float(self.profile.dpi or self.settings.dpi)
 
     def face_page(self, face: Face) -> tuple[bytes, int, Box, LaidOut]:
         """Where a face is laid out: its faces part's PDF, its page there, its size with the
@@ -182,15 +189,6 @@ class ImagesExport(ExportKind):
         """The text sizes, fonts and images of a face as laid out."""
         pdf, page, size, _ = self.face_page(face)
         return inspect(pdf, page, (size.width, size.height))
-
-
-def _file_name(side: Side, image_format: str) -> str:
-    """`<deck>/<nnn>-<card-id>-front.png`; a back the deck's cards share is one file,
-    `<deck>/back-<back-id>.png`; ids made safe as file names."""
-    deck = file_part(side.deck.spec.id)
-    if side.face.source.startswith("back:"):
-        return f"{deck}/back-{file_part(side.face.source.removeprefix('back:'))}.{image_format}"
-    return f"{deck}/{side.number:03d}-{file_part(side.card.id)}-{side.side}.{image_format}"
 
 
 def _csv(rows: list[dict[str, Any]]) -> bytes:

@@ -1,6 +1,7 @@
 """Print-shop files (`pnp export --to printshop`): a PDF a deck, one card side a page at its cut
-size plus bleed, TrimBox and BleedBox set, fronts and backs alternating (or every front, then
-every back), each copy a page; crop marks in a slug round the bleed only when asked for.
+size plus the profile's bleed, TrimBox and BleedBox set, each copy a page in the profile's
+page order (each front then its back, each back then its front, or every front then every
+back); crop marks in a slug round the bleed only when asked for.
 
 With `--cmyk` the file is converted by Ghostscript (ghostscript.py), which says what standard
 the result meets; otherwise it stays RGB, as WeasyPrint draws it.
@@ -14,7 +15,6 @@ from markupsafe import Markup
 
 from ..check.findings import Finding, display_path
 from ..outputs.base import Document, File
-from ..pack.files import file_part
 from ..pack.load import Deck
 from ..pdf.assemble import MM, SIMPLEX, as_images, print_boxes
 from ..pdf.raster import draw_pages, inspect
@@ -40,8 +40,8 @@ class PrintshopExport(ImagesExport):
     name = "printshop"
 
     def check(self) -> list[Finding]:
-        """Nothing a profile could refuse: a page is any card's size."""
-        return []
+        """A deck of a size the profile's shop does not sell, left out: a page is any size."""
+        return self.left_out()
 
     def plan(self) -> list[Document]:
         """One document a deck, its pages in print order, drawn from the faces parts."""
@@ -55,7 +55,7 @@ class PrintshopExport(ImagesExport):
             pages = self._pages(deck)
             if not pages:
                 continue
-            file = f"{file_part(deck.spec.id)}.pdf"
+            file = f"{self.profile.file('pdf', deck=deck.spec.id)}.pdf"
             self.order[file] = pages
             card = self._card(deck)
             room = self._room()
@@ -74,15 +74,19 @@ class PrintshopExport(ImagesExport):
         return documents
 
     def _pages(self, deck: Deck) -> list[Side]:
-        """A deck's card sides in print order: each copy's front then its back, or with
-        `backs_last` every front, then every back in the same order."""
+        """A deck's card sides in the profile's print order: each copy's front then its back
+        (front-back), its back then its front (back-front), or every front, then every back
+        in the same order (fronts-backs, and `backs_last`)."""
         sides = [side for side in self.sides() if side.deck is deck]
         fronts = [side for side in sides if side.side == "front" for _ in range(side.card.qty)]
         backs = {side.card.id: side for side in sides if side.side == "back"}
-        if self.settings.backs_last:
+        order = self.profile.order(self.settings.backs_last)
+        if order == "fronts-backs":
             return fronts + [backs[side.card.id] for side in fronts if side.card.id in backs]
-        return [shown for side in fronts
-                for shown in ([side, backs[side.card.id]] if side.card.id in backs else [side])]
+        pairs = [[side, backs[side.card.id]] if side.card.id in backs else [side]
+                 for side in fronts]
+        return [shown for pair in pairs
+                for shown in (pair[::-1] if order == "back-front" else pair)]
 
     def _card(self, deck: Deck) -> Box:
         """A deck's card with its bleed, mm."""

@@ -17,12 +17,13 @@ from .. import BUILD_DIR, CARDS_DIR, outputs
 from ..check.findings import PackError, PnpError, errors_only
 from ..layout.workers import Workers
 from ..outputs.base import File, Job
+from ..pack.place import pack_dir
 from ..pipeline.build import check, finished, make
 from ..pipeline.cache import CACHE, BuildOptions, PartCache
 from ..pipeline.owned import Refused, check_root, folder_at, write_tree
 from . import preflight
-from .base import ExportKind, ExportSettings
-from .profiles import MAX_DPI
+from .base import SKIPPED, ExportKind, ExportSettings
+from .profiles import MAX_DPI, load_profile
 
 REPORT = "preflight.json"
 MIN_DPI = 10  # below it a card is a few pixels across, and a thin one none (0.01 dpi: 0 px)
@@ -41,17 +42,23 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
     assert issubclass(kind_class, ExportKind)  # the registry's export kinds are
     place = (f"{name}-export", to)
     folder = out_root.joinpath(*place)
+    profile = load_profile(settings.profile, pack_dir(name, cards_dir))
+    profile.order(settings.backs_last)  # refused before anything is laid out
 
     def made(job: Job) -> ExportKind:
         """The export, told where it keeps its images and where it is put in place."""
         cache = images_cache(out_root, job.game.name, to, job.game.root, progress)
-        return kind_class(job, settings, cache, folder.resolve())
+        return kind_class(job, settings, cache, folder.resolve(), profile)
 
-    checked = check(name, cards_dir, BuildOptions(only=(to,)), kinds=[made])
+    checked = check(name, cards_dir, BuildOptions(only=(to,), bleed=profile.bleed),
+                    kinds=[made])
     if errors_only(checked.findings):
         raise PackError(errors_only(checked.findings))
     kind = checked.kinds[0]
     assert isinstance(kind, ExportKind)
+    for finding in checked.findings:
+        if finding.code == SKIPPED:
+            progress(str(finding))
     files = [file for _, file in finished(make(checked, out_root, progress, workers))]
     for note in kind.notes:
         progress(f"{name}: {note}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import BUILD_DIR, CARDS_DIR, outputs
@@ -65,6 +65,8 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
     game = load_game(name, cards_dir)
     own_sizes = {key: Box(size.width, size.height) for key, size in game.spec.sizes.items()}
     geometry, fonts = load_geometry().with_sizes(own_sizes), load_fonts().for_game(game)
+    if options.bleed is not None:
+        geometry = replace(geometry, bleed=options.bleed)
     renderer = Renderer(game, geometry, fonts)
     report = validate(game, geometry, fonts, renderer)
     job = Job(game, geometry, fonts, options, renderer, report.decks)

@@ -52,6 +52,8 @@ class BuildOptions:
     switches: frozenset[str] = frozenset()
     duplex: str = "long"  # the edge the printer turns the sheet over: long or short
     back_offset: tuple[float, float] = (0.0, 0.0)  # mm every back is moved, right and down
+    bleed: float | None = None  # mm every face is laid out with (an export's profile); None:
+    # print.yaml's
 
     def on(self, switch: str) -> bool:
         """Whether an output kind's switch (`booklet`, `no_backs`) is on."""
