@@ -19,6 +19,7 @@ from generator.exports.base import ExportSettings
 from generator.exports.profiles import load_profile, profile_files
 from generator.exports.run import export
 from generator.layout.workers import Workers
+from generator.plan.geometry import Box
 
 from .conftest import FIXTURES, MM, edit, pixel_mm, render_page
 
@@ -248,3 +249,13 @@ def test_a_pack_profile_that_is_a_symlink_is_not_followed(packs: Path, tmp_path:
     assert "corner" not in profile_files(packs / "mini")
     with pytest.raises(PnpError, match="no such profile"):
         load_profile("corner", packs / "mini")
+
+
+def test_a_landscape_card_is_the_shops_size_turned() -> None:
+    mpc = load_profile("mpc")
+    turned = mpc.size_for(Box(88.9, 63.5))
+    assert turned is not None and turned.name == "poker"
+    assert turned.pixels == tuple(reversed(_shop("mpc")["sizes"]["poker"]["pixels"]))
+    assert mpc.pixels(Box(88.9, 63.5), 3.048, 300) == (1122, 822)
+    assert mpc.size_for(Box(148, 105)) is None
+    assert mpc.nearest(Box(140, 89)).name == "jumbo"

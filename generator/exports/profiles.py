@@ -82,16 +82,24 @@ class Profile:
         return "fronts-backs"
 
     def size_for(self, cut: Box) -> ShopSize | None:
-        """The size the shop sells that a card of `cut` mm is, within MATCH_MM on each edge;
-        None when it sells none (a profile of any size gives the cut itself)."""
+        """The size the shop sells that a card of `cut` mm is, within MATCH_MM on each edge,
+        turned when the card is (a landscape poker card is poker); None when it sells none (a
+        profile of any size gives the cut itself)."""
         if self.sizes is None:
             return ShopSize("", cut)
-        return next((size for size in self.sizes if _apart(size.cut, cut) <= MATCH_MM), None)
+        return next((size for size in self._both_ways() if _apart(size.cut, cut) <= MATCH_MM),
+                    None)
 
     def nearest(self, cut: Box) -> ShopSize:
-        """The size the shop sells nearest a card of `cut` mm."""
+        """The size the shop sells nearest a card of `cut` mm, either way round."""
+        return min(self._both_ways(), key=lambda size: _apart(size.cut, cut))
+
+    def _both_ways(self) -> list[ShopSize]:
+        """Every size the shop sells, upright and turned a quarter."""
         assert self.sizes  # a profile lists at least one size, else any size
-        return min(self.sizes, key=lambda size: _apart(size.cut, cut))
+        return [*self.sizes, *(ShopSize(size.name, Box(size.cut.height, size.cut.width),
+                                        size.pixels[::-1] if size.pixels else None)
+                               for size in self.sizes)]
 
     def pixels(self, cut: Box, bleed: float, dpi: float) -> Pixels | None:
         """The pixel size of one side of a card of `cut` mm with `bleed` mm on every edge:
