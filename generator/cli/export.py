@@ -52,8 +52,9 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                         "then every back (default: each front followed by its back)")
     export.add_argument("--marks", action="store_true", help="printshop: crop marks in a "
                         "slug round the bleed")
-    export.add_argument("--cmyk", action="store_true", help="printshop: convert to CMYK with "
-                        "Ghostscript (which must be installed)")
+    export.add_argument("--cmyk", action="store_true", help="printshop: convert to CMYK, total "
+                        "ink under 240 %%, with LittleCMS and Ghostscript (which must be "
+                        "installed)")
     export.add_argument("--strict", action="store_true", help="a preflight finding fails the "
                         "export, and nothing is written")
     export.add_argument("--out", type=Path, default=None, help="output folder (default: "
