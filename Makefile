@@ -30,6 +30,9 @@ system:
 	@command -v gs >/dev/null || \
 	  echo "note: Ghostscript is missing, so \`pnp export --to printshop --cmyk\` cannot run;" \
 	       "install it with: sudo apt-get install ghostscript"
+	@{ command -v linkicc >/dev/null && command -v transicc >/dev/null; } || \
+	  echo "note: LittleCMS's tools are missing, so \`pnp export --to printshop --cmyk\` cannot" \
+	       "run; install them with: sudo apt-get install liblcms2-utils"
 
 # pnp writes only into folders it marked as its own; a build/ an older pnp made has no mark.
 build: setup

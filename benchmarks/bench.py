@@ -32,6 +32,7 @@ GOAL_TEST, GOAL_TEST_CPU, GOAL_FAST = 180.0, 330.0, 60.0  # s wall, CPU-s, s wal
 GOAL_CHROMIUM = 0.6  # a cold build's time over headless Chromium's on the same HTML
 GOAL_SAME, GOAL_EDIT, GOAL_WATCH = 0.10, 1.0, 0.4  # s: nothing changed, one card, in watch
 GOAL_SCALING, GOAL_PEAK = 10.0, 300.0  # 2,000 cards over 200 cards; MB for 2,000 cards
+GOAL_CMYK = 30.0  # s: the CMYK print-shop export from a current build (issue 31)
 
 
 def against(figure: float, goal: float, unit: str = "s") -> str:
@@ -105,7 +106,7 @@ def _timed_export(game: str, cards: Path, out: Path, *extra: str) -> tuple[float
 
 def _exports(game: str, cards: Path, out: Path, deck: Path) -> None:
     """Print how long exports take from a current build: images, again with nothing changed,
-    after one card's edit, and Tabletop Simulator."""
+    after one card's edit, Tabletop Simulator, and the print-shop PDFs in RGB and in CMYK."""
     first, said = _timed_export(game, cards, out, "--to", "images")
     print(f"\nexports from a current build:\n  images at 300 dpi: {first:.2f} s ({said})")
     again, said = _timed_export(game, cards, out, "--to", "images")
@@ -119,6 +120,8 @@ def _exports(game: str, cards: Path, out: Path, deck: Path) -> None:
     print(f"  Tabletop Simulator: {tts:.2f} s ({said})")
     shop, said = _timed_export(game, cards, out, "--to", "printshop")
     print(f"  print-shop PDFs: {shop:.2f} s ({said})")
+    cmyk, said = _timed_export(game, cards, out, "--to", "printshop", "--cmyk")
+    print(f"  print-shop PDFs in CMYK: {against(cmyk, GOAL_CMYK)} ({said})")
 
 
 def _reprints(game: str, cards: Path, out: Path) -> None:

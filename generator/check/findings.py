@@ -130,7 +130,7 @@ CODES: dict[str, Code] = {
                  "a record pnp did not write"),
     "E103": Code("error", "a git revision of the pack cannot be read, or is also an edition's "
                  "name"),
-    "E104": Code("error", "Ghostscript is missing, failed, or took too long"),
+    "E104": Code("error", "Ghostscript or LittleCMS's tools are missing, failed, or took too long"),
     "E105": Code("error", "an output cannot be written: the disk, a folder pnp did not make, "
                  "or a file pnp made unsound (a bug)"),
     "E106": Code("error", "a deck cannot be written as CSV and read back the same"),

@@ -65,8 +65,9 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                         "page order; generic: each front followed by its back)")
     export.add_argument("--marks", action="store_true", help="printshop: crop marks in a "
                         "slug round the bleed")
-    export.add_argument("--cmyk", action="store_true", help="printshop: convert to CMYK with "
-                        "Ghostscript (which must be installed)")
+    export.add_argument("--cmyk", action="store_true", help="printshop: convert to CMYK, total "
+                        "ink under 240 %%, with LittleCMS and Ghostscript (which must be "
+                        "installed)")
     export.add_argument("--base-url", metavar="URL", help="tts: the http(s) address the "
                         "images will be uploaded to; the save links each image there (default: "
                         "file:/// paths, which work only on this machine)")

@@ -1,8 +1,9 @@
 """The preflight report of an export: what a print shop checks before it prints, card side by
 card side: bleed on every edge, the dpi of raster images, the smallest text, embedded fonts,
 the colour space and the pixel size a profile asks for, and that the card just inside the cut
-is the colour of the bleed beside it. Printed, and written as JSON; each failure is a finding
-at the card it is about."""
+is the colour of the bleed beside it; for a print-shop PDF, each read off the file written
+(its images, text and fonts, page boxes and total ink), not off the faces it was made from.
+Printed, and written as JSON; each failure is a finding at the card it is about."""
 
 from __future__ import annotations
 
@@ -48,8 +49,13 @@ class Inspection:
     colour: str
     min_dpi: float
     min_text: float
-    ink: float | None = None  # the highest total ink of a CMYK page, percent
+    ink: float | None = None  # the highest total ink of any pixel of a CMYK page, percent
     max_ink: float = MAX_INK
+    trim_box: tuple[float, float] | None = None  # the written page's boxes, mm
+    bleed_box: tuple[float, float] | None = None
+    cut: tuple[float, float] | None = None  # the card's size, and with its bleed, mm
+    bled: tuple[float, float] | None = None
+    text_as_image: bool = False  # the face has text, the written page none (flattened)
 
     def failures(self) -> list[str]:
         """What a print shop would turn this side back for, in a few words each."""
@@ -69,9 +75,21 @@ class Inspection:
         if self.ink is not None and self.ink > self.max_ink:
             found.append(f"total ink up to {self.ink:g} %, over the {self.max_ink:g} % print "
                          "shops take")
+        if self.cut is not None and not self.boxes_right():
+            found.append(f"TrimBox {_mm(self.trim_box)} and BleedBox {_mm(self.bleed_box)}, not "
+                         f"the card's {_mm(self.cut)} and {_mm(self.bled)}")
         if self.colour not in ("RGB", "CMYK"):
             found.append(f"colour space {self.colour}, not RGB or CMYK")
         return found
+
+    def boxes_right(self) -> bool:
+        """Whether the written page's TrimBox is the card and its BleedBox the card with its
+        bleed, to 0.1 mm (True where not checked)."""
+        pairs = ((self.trim_box, self.cut), (self.bleed_box, self.bled))
+        return self.cut is None or all(
+            found is not None and wanted is not None
+            and max(abs(a - b) for a, b in zip(found, wanted, strict=True)) <= 0.1
+            for found, wanted in pairs)
 
     def drifts(self) -> list[str]:
         """Where a cutting drift shows a sliver of another colour, one pair of colours each."""
@@ -93,6 +111,11 @@ def _missing(faults: list[str] | None) -> list[str]:
 def _edges(edges: list[str]) -> str:
     """`top edge`, or `top, left edges`."""
     return f"{', '.join(edges)} edge{'s' if len(edges) > 1 else ''}"
+
+
+def _mm(box: tuple[float, float] | None) -> str:
+    """A box's size as `W x H mm`, or `none`."""
+    return f"{box[0]:g} x {box[1]:g} mm" if box else "none"
 
 
 def _size(pixels: tuple[int, int] | None) -> str:
@@ -201,16 +224,23 @@ def summary(inspections: list[Inspection]) -> list[str]:
             _passing(bled, lambda s: not s.drifts()) if bled else "not asked"),
         f"fonts embedded: {_passing(inspections, lambda s: not s.unembedded)}",
         "raster images: " + (f"{len(dpis)}, the lowest at {min(dpis):g} dpi" if dpis else
-                             "none (every face is drawn as vectors)"),
+                             "none (every side is drawn as vectors)"),
         f"colour space: {', '.join(sorted({seen.colour for seen in inspections})) or '-'}",
         f"pixel sizes as the profile asks: "
         f"{_passing(inspections, lambda s: s.expected is None or s.pixels == s.expected)}",
     ]
+    if any(seen.cut is not None for seen in inspections):
+        lines.append("page boxes (TrimBox the card, BleedBox the card and its bleed): "
+                     + _passing(inspections, lambda s: s.boxes_right()))
+    flattened = sum(seen.text_as_image for seen in inspections)
+    if flattened:
+        lines.append(f"text drawn as an image (the page flattened): {flattened} of {count}")
     inks = [seen.ink for seen in inspections if seen.ink is not None]
     if inks:
-        lines.append(f"total ink: at most {max(inks):g} % "
+        limits = sorted({seen.max_ink for seen in inspections if seen.ink is not None})
+        lines.append(f"total ink (the most of any pixel): at most {max(inks):g} % "
                      f"({_passing(inspections, lambda s: s.ink is None or s.ink <= s.max_ink)} "
-                     f"within {MAX_INK:g} %)")
+                     f"within {'/'.join(f'{limit:g}' for limit in limits)} %)")
     if texts:
         smallest, where = min(texts, key=lambda pair: (pair[0] or 0, pair[1].file))
         lines.insert(4, f"smallest text: {smallest:g} pt ({where.deck}/{where.card} "

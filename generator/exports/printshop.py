@@ -3,8 +3,9 @@ size plus the profile's bleed, TrimBox and BleedBox set, each copy a page in the
 page order (each front then its back, each back then its front, or every front then every
 back); crop marks in a slug round the bleed only when asked for.
 
-With `--cmyk` the file is converted by Ghostscript (ghostscript.py), which says what standard
-the result meets; otherwise it stays RGB, as WeasyPrint draws it.
+With `--cmyk` the file is converted to CMYK within an ink limit (pdf/cmyk.py, then
+Ghostscript: ghostscript.py), which says what standard the result meets; otherwise it stays RGB,
+as WeasyPrint draws it. The preflight reads every figure off the file written.
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ from markupsafe import Markup
 from ..check.findings import Finding, display_path
 from ..outputs.base import Document, File
 from ..pack.load import Deck
-from ..pdf.assemble import MM, SIMPLEX, as_images, print_boxes
-from ..pdf.raster import draw_pages, inspect
+from ..pdf.assemble import MM, SIMPLEX, print_boxes
+from ..pdf.raster import inspect
 from ..pipeline.execute import Assembled
 from ..plan.geometry import Box
 from ..plan.parts import Part
 from .base import Side
 from .images import MAX_PIXELS, ImagesExport
-from .preflight import missing_bleed
+from .preflight import MAX_INK, missing_bleed
 
 PREVIEW_DPI = 100  # the bleed of each page is checked on a drawing this sharp
-FLATTEN_DPI = 400  # a CMYK file's pages are pictures this sharp (600: twice the time)
 MARK_GAP = 1.0  # mm between a crop mark and the bleed
 # WeasyPrint's time a page grows with its document's pages (5,000 copies in one took 5 min):
 # a deck's pages are laid out this many a part, and parts that repeat (a card's run of copies)
@@ -114,22 +114,28 @@ class PrintshopExport(ImagesExport):
                       f'<g stroke="{geometry.mark_color}" stroke-width="{geometry.mark_width}">'
                       f'{drawn}</g></svg>')
 
+    def ink_limit(self) -> float:
+        """The total ink a CMYK file keeps under, percent (the print shop's, when its profile
+        gives one)."""
+        return self.profile.max_ink or MAX_INK
+
+    def in_cmyk(self) -> bool:
+        """Whether the file is converted to CMYK: asked for, or the shop takes only CMYK."""
+        return self.settings.cmyk or self.profile.colour == "CMYK"
+
     def _cmyk(self, file: str, pdf: bytes) -> tuple[bytes, list[float]]:
-        """The file converted to CMYK by Ghostscript, and each page's highest total ink.
+        """The file converted to CMYK within the ink limit, and each page's highest total ink
+        as written."""
+        from ..pdf.ghostscript import FLATTEN_DPI, max_ink, to_cmyk
 
-        Ghostscript 10.0 loses the glyphs of the CJK OpenType fonts WeasyPrint embeds, and
-        draws a page that uses transparency as one image anyway; so every page is drawn first,
-        at FLATTEN_DPI by PDFium, and Ghostscript converts the pictures, boxes set before (it
-        keeps them; nothing re-saves its file).
-        """
-        from ..pdf.ghostscript import max_ink, to_cmyk
-
-        pictures = draw_pages(pdf, FLATTEN_DPI, MAX_PIXELS)  # a 2 m board less sharp
-        converted = to_cmyk(as_images(pdf, pictures), self.titles[file])
+        converted = to_cmyk(pdf, self.titles[file], self.ink_limit())
         self.notes.append(f"{file}: " + (
-            f"{converted.standard} (CMYK through Ghostscript's default_cmyk.icc, the output "
-            f"intent; each page drawn at {FLATTEN_DPI} dpi)" if converted.standard else
-            f"plain CMYK, not PDF/X ({converted.reason})"))
+            f"{converted.standard} (CMYK for Ghostscript's default_cmyk.icc, the output intent, "
+            f"total ink held under {self.ink_limit():g} %; a page with transparency drawn as "
+            f"one image at {FLATTEN_DPI} dpi)" if converted.standard else
+            f"plain CMYK, not PDF/X ({converted.reason})" + (
+                f"; {self.profile.title} asks for {self.profile.standard}"
+                if self.profile.standard else "")))
         return converted.pdf, max_ink(converted.pdf)
 
     def finish(self, document: Document, made: Assembled) -> list[File]:
@@ -139,7 +145,7 @@ class PrintshopExport(ImagesExport):
         room = self._room() * MM
         boxed = print_boxes(made.pdf, room, room + self.job.geometry.bleed * MM)
         colour, inks = "RGB", None
-        if self.settings.cmyk:
+        if self.in_cmyk():
             boxed, inks = self._cmyk(document.file, boxed)
             colour = "CMYK"
         seen: set[int] = set()
@@ -153,12 +159,18 @@ class PrintshopExport(ImagesExport):
                        max(1, round(card.height / 25.4 * dpi)))
             missing = missing_bleed(self.picture(side.face, preview, bleed=True),
                                     round(self.job.geometry.bleed / 25.4 * dpi))
-            seen_here = self.inspection(side, f"{document.file} p. {number + 1}", None, None,
-                                        colour, missing)
             page_box = (card.width + 2 * self._room(), card.height + 2 * self._room())
-            unembedded = sorted(set(seen_here.unembedded) |
-                                set(inspect(boxed, number, page_box).unembedded))
-            self.inspected.append(replace(seen_here, unembedded=unembedded,
-                                          ink=inks[number] if inks else None))
+            written = inspect(boxed, number, page_box)
+            bleed = self.job.geometry.bleed
+            laid_out = self.inspection(side, f"{document.file} p. {number + 1}", None, None,
+                                       colour, missing)
+            self.inspected.append(replace(
+                laid_out, text_as_image=bool(laid_out.smallest_text and not written.smallest_text),
+                smallest_text=written.smallest_text, unembedded=list(written.unembedded),
+                image_dpi=list(written.image_dpi), trim_box=written.trim_box,
+                bleed_box=written.bleed_box,
+                cut=(round(card.width - 2 * bleed, 2), round(card.height - 2 * bleed, 2)),
+                bled=(round(card.width, 2), round(card.height, 2)),
+                ink=inks[number] if inks else None, max_ink=self.ink_limit()))
         return [File(document.file, boxed)]
 

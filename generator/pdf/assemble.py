@@ -16,7 +16,7 @@ import io
 import itertools
 import re
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -678,33 +678,6 @@ def print_boxes(pdf: bytes, bleed: float, trim: float) -> bytes:
             x0, y0, x1, y1 = (float(value) for value in page.mediabox)
             page.obj.BleedBox = _inset(x0, y0, x1, y1, bleed)
             page.obj.TrimBox = _inset(x0, y0, x1, y1, trim)
-        return _saved(document)
-
-
-def as_images(pdf: bytes, pictures: Iterable[Any]) -> bytes:
-    """A PDF whose every page is replaced by a picture of it (RGB, Pillow, one page at a time),
-    drawn over the whole page, the same picture stored once; its boxes, title and viewer
-    preferences kept."""
-    import hashlib
-    import zlib
-
-    import pikepdf
-
-    stored: dict[bytes, Any] = {}
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-        for page, picture in zip(document.pages, pictures, strict=True):
-            raw = picture.tobytes()
-            key = hashlib.sha256(raw).digest()
-            if key not in stored:  # a card's copies are the same page again
-                stored[key] = document.make_indirect(pikepdf.Stream(
-                    document, zlib.compress(raw, 6), Type=pikepdf.Name.XObject,
-                    Subtype=pikepdf.Name.Image, Width=picture.width, Height=picture.height,
-                    ColorSpace=pikepdf.Name.DeviceRGB, BitsPerComponent=8,
-                    Filter=pikepdf.Name.FlateDecode))
-            x0, y0, x1, y1 = (float(value) for value in page.mediabox)
-            page.obj.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Page=stored[key]))
-            page.obj.Contents = document.make_stream(
-                f"q {x1 - x0:.4f} 0 0 {y1 - y0:.4f} {x0:.4f} {y0:.4f} cm /Page Do Q".encode())
         return _saved(document)
 
 

@@ -1,12 +1,15 @@
 """Ghostscript, the only module that runs it: an RGB print-shop PDF converted to CMYK, and the
 highest total ink of each page of a CMYK PDF.
 
-Ghostscript 10's pdfwrite writes PDF/X only as PDF 1.3 (`-dPDFX`), so every page that uses
-transparency (an `opacity`, an rgba colour, a soft mask, anywhere in the resources the page
-draws with) is flattened: drawn whole as one CMYK image at FLATTEN_DPI, its text no longer text.
-Pages without transparency stay vector, their fonts embedded. Colours are converted through
-Ghostscript's default_cmyk.icc ("Artifex CMYK SWOP Profile", about 300 % total ink for black),
-which is embedded as the output intent; nothing limits total ink, so `max_ink` reports it.
+The colours are made CMYK first, within the ink limit, by cmyk.py (Ghostscript 10's pdfwrite
+ignores the output profile it is given and converts through its default_cmyk.icc, about 300 %
+total ink for black); Ghostscript then writes the file as PDF/X, text staying text with its
+fonts embedded, vector art vector. PDF/X-1a is PDF 1.3, without transparency: a page that draws
+anything transparent (an alpha under 1, a soft mask, a blend mode) is flattened by Ghostscript,
+drawn whole as one CMYK image at FLATTEN_DPI, its text no longer text. A transparency group with
+nothing transparent inside is dropped first (cmyk.py), so it flattens nothing. The output intent
+is Ghostscript's default_cmyk.icc ("Artifex CMYK SWOP Profile"), the profile the colours were
+converted to.
 
 The file is labelled PDF/X-1a:2003 only when Ghostscript kept to PDF/X (it says when it does
 not) and the file names no RGB, ICC-based or Lab colour space, soft mask, transparency group,
@@ -30,10 +33,11 @@ from pathlib import Path
 from PIL import Image, ImageSequence
 
 from ..check.findings import PnpError
+from . import cmyk
 
 PDFX = "PDF/X-1a:2003"
 MISSING = "the CMYK print-shop file needs Ghostscript: sudo apt-get install ghostscript"
-FLATTEN_DPI = 720  # a page with transparency becomes one image this sharp (Ghostscript's default)
+FLATTEN_DPI = 400  # a page with transparency becomes one image this sharp (720: twice the time)
 TIMEOUT = 900  # seconds one Ghostscript run may take
 PROFILES = ("/usr/share/color/icc/ghostscript/default_cmyk.icc",
             "/usr/share/ghostscript/*/iccprofiles/default_cmyk.icc")
@@ -75,25 +79,30 @@ def profile() -> Path | None:
     return None
 
 
-def to_cmyk(pdf: bytes, title: str, flatten_dpi: int = FLATTEN_DPI) -> Converted:
-    """An RGB PDF converted to CMYK, titled `title`, a page with transparency drawn as one
-    image at `flatten_dpi`: PDF/X-1a:2003 when it honestly is."""
+def to_cmyk(pdf: bytes, title: str, ink_limit: float,
+            flatten_dpi: int = FLATTEN_DPI) -> Converted:
+    """An RGB PDF converted to CMYK, titled `title`, its total ink under `ink_limit` percent, a
+    page with transparency drawn as one image at `flatten_dpi`: PDF/X-1a:2003 when it honestly
+    is."""
+    _gs()
     icc = profile()
+    if icc is None:
+        raise GhostscriptError("Ghostscript's default_cmyk.icc is missing: "
+                               "sudo apt-get install ghostscript")
+    recoloured = cmyk.recolour(pdf, cmyk.ink_table(ink_limit, icc))
     with tempfile.TemporaryDirectory() as folder:
-        Path(folder, "in.pdf").write_bytes(pdf)
+        Path(folder, "in.pdf").write_bytes(recoloured)
         converted, said = _convert(folder, title, flatten_dpi, icc)
-        if icc is None:
-            return Converted(converted, None, "no default_cmyk.icc to embed as output intent")
         reason = f"Ghostscript: {said}" if "PDF/X" in said else _not_pdfx(converted)
         if not reason:
             return Converted(converted, PDFX)
         return Converted(_convert(folder, title, flatten_dpi, icc, pdfx=False)[0], None, reason)
 
 
-def _convert(folder: str, title: str, dpi: int, icc: Path | None,
+def _convert(folder: str, title: str, dpi: int, icc: Path,
              pdfx: bool = True) -> tuple[bytes, str]:
     """pdfwrite's file from in.pdf in `folder` (relative names: the file id hashes the output's
-    name) and what Ghostscript said; the PDF/X label and output intent when `pdfx` and `icc`."""
+    name) and what Ghostscript said; the PDF/X label and output intent `icc` when `pdfx`."""
     command = [_gs(), "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET", "-sDEVICE=pdfwrite",
                "-dCompatibilityLevel=1.3", f"-r{dpi}", "-dAutoRotatePages=/None",
                "-sColorConversionStrategy=CMYK", "-sProcessColorModel=DeviceCMYK",
@@ -102,9 +111,8 @@ def _convert(folder: str, title: str, dpi: int, icc: Path | None,
                "-dAutoFilterGrayImages=false", "-sGrayImageFilter=FlateEncode",
                "-dDownsampleColorImages=false", "-dDownsampleGrayImages=false",
                "-dDownsampleMonoImages=false", "-sOutputFile=out.pdf"]
-    if icc is not None:
-        command += [f"--permit-file-read={icc}", f"-sOutputICCProfile={icc}"]
-    if icc is not None and pdfx:
+    command += [f"--permit-file-read={icc}", f"-sOutputICCProfile={icc}"]
+    if pdfx:
         Path(folder, "pdfx.ps").write_text(_pdfx_prefix(icc), encoding="ascii")
         command += ["-dPDFX", "pdfx.ps"]
     command += ["in.pdf", "-c", f"[ /Title {_ps_text(title)} /DOCINFO pdfmark"]

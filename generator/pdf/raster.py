@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import io
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,11 +21,14 @@ PT_PER_MM = 72 / 25.4
 @dataclass(frozen=True)
 class Inside:
     """What a laid-out face holds: its smallest text (pt, None without text), the fonts its
-    text is drawn in that are not embedded, and each raster image's effective dpi."""
+    text is drawn in that are not embedded, each raster image's effective dpi, and the page's
+    TrimBox and BleedBox sizes in mm (None where the page has none)."""
 
     smallest_text: float | None
     unembedded: tuple[str, ...]
     image_dpi: tuple[float, ...]
+    trim_box: tuple[float, float] | None = None
+    bleed_box: tuple[float, float] | None = None
 
 
 def draw(pdf: bytes, page: int, box: tuple[float, float, float, float],
@@ -52,21 +54,6 @@ def draw(pdf: bytes, page: int, box: tuple[float, float, float, float],
     return picture
 
 
-def draw_pages(pdf: bytes, dpi: float, max_pixels: int) -> Iterator[Image.Image]:
-    """Every page of a PDF drawn whole at `dpi`, or less sharp where that would pass
-    `max_pixels`, RGB, one at a time (a deck at print resolution does not fit in memory)."""
-    import pypdfium2
-
-    document = pypdfium2.PdfDocument(pdf)
-    try:
-        for index in range(len(document)):
-            width, height = document[index].get_size()
-            scale = min(dpi / 72, (max_pixels / (width * height)) ** 0.5)
-            yield document[index].render(scale=scale).to_pil().convert("RGB")
-    finally:
-        document.close()
-
-
 def encode(picture: Image.Image, image_format: str, dpi: float) -> bytes:
     """An image's bytes as PNG or JPEG (quality 95), tagged with the dpi it prints at."""
     out = io.BytesIO()
@@ -89,6 +76,8 @@ def inspect(pdf: bytes, page: int, box: tuple[float, float]) -> Inside:
     dpis: list[float] = []
     try:
         shown = document[page]
+        boxes = _box_mm(shown.get_trimbox(fallback_ok=False)), \
+            _box_mm(shown.get_bleedbox(fallback_ok=False))
         _, height_pt = shown.get_size()
         right, bottom = box[0] * PT_PER_MM, height_pt - box[1] * PT_PER_MM
         for item in shown.get_objects(max_depth=8):
@@ -106,7 +95,14 @@ def inspect(pdf: bytes, page: int, box: tuple[float, float]) -> Inside:
     finally:
         document.close()
     return Inside(round(min(sizes), 2) if sizes else None, tuple(sorted(unembedded)),
-                  tuple(dpis))
+                  tuple(dpis), *boxes)
+
+
+def _box_mm(box: tuple[float, float, float, float] | None) -> tuple[float, float] | None:
+    """A page box's width and height in mm, to a hundredth."""
+    if box is None:
+        return None
+    return round((box[2] - box[0]) / PT_PER_MM, 2), round((box[3] - box[1]) / PT_PER_MM, 2)
 
 
 def _text_size(item: Any, pdfium: Any) -> float:
