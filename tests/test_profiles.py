@@ -5,6 +5,7 @@ profile, refused at its line when malformed."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -111,9 +112,22 @@ def test_drivethru_pages_are_cut_plus_its_bleed_each_back_before_its_front(
             assert [float(v) for v in page.TrimBox] == pytest.approx(
                 [bleed, bleed, 198 - bleed, 270 - bleed])
     pages = [render_page(folder / "spells.pdf", index, 30) for index in range(8)]
-    backs = [pixel_mm(page, 35, 25, 30) for page in pages[0::2]]
-    assert backs == [(255, 0, 0), (0, 255, 0), (0, 0, 255), (0, 0, 255)]
-    assert [pixel_mm(page, 35, 63.5, 30) for page in pages[1::2]] == [(255, 255, 255)] * 4
+    backs = [pixel_mm(page, 35, 25, 30) for page in pages[0::2]]  # red, green, blue backs,
+    strongest = [max(range(3), key=colour.__getitem__) for colour in backs]  # now in CMYK
+    assert strongest == [0, 1, 2, 2] and all(min(colour) < 100 for colour in backs)
+    assert [min(pixel_mm(page, 35, 63.5, 30)) for page in pages[1::2]] >= [250] * 4  # fronts
+
+
+def test_drivethru_files_are_cmyk_pdfx_within_its_ink_limit(
+        drivethru: tuple[Path, list[str]]) -> None:
+    folder, told = drivethru
+    with pikepdf.open(folder / "spells.pdf") as pdf:
+        assert str(pdf.docinfo["/GTS_PDFXVersion"]) == "PDF/X-1a:2003"
+        assert pdf.Root.OutputIntents[0].S == "/GTS_PDFX"
+    report = json.loads((folder / "preflight.json").read_text("utf-8"))
+    inks = [side["ink"] for side in report["sides"]]
+    assert inks and all(ink is not None and ink <= 240 for ink in inks)
+    assert any("spells.pdf: PDF/X-1a:2003" in line for line in told)
 
 
 def test_a_deck_the_shop_does_not_sell_is_left_out_naming_the_nearest_size(
