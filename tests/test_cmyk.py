@@ -15,6 +15,7 @@ import pikepdf
 import pytest
 from PIL import Image
 
+from generator.check.colors import over
 from generator.exports.base import ExportSettings
 from generator.exports.run import export
 from generator.layout.workers import Workers
@@ -143,3 +144,46 @@ def test_without_littlecms_it_says_how_to_install_it(monkeypatch: pytest.MonkeyP
     assert not cmyk.available()
     with pytest.raises(cmyk.ColourError, match="apt-get install liblcms2-utils"):
         cmyk.ink_table(LIMIT, Path("default_cmyk.icc"))
+
+
+TOKENS = """  - id: tokens
+    name: 标记
+    file: tokens.yaml
+    size: token
+    template: token
+    double_sided: true
+    count: 1
+    fields:
+      resource: {type: str, required: true}
+      value: {type: int, required: true}
+      color: {type: str, required: true}
+"""
+
+
+def test_a_token_of_the_shared_template_stays_vector(tmp_path: Path, pool: Workers) -> None:
+    """The shared token's disc and version stamp are opaque (over()), so Ghostscript flattens
+    nothing: no picture in the CMYK file, its words still text."""
+    cards = tmp_path / "cards"
+    shutil.copytree(FIXTURES, cards)
+    pack = cards / "mini"
+    (pack / "game.yaml").write_text((pack / "game.yaml").read_text("utf-8") + TOKENS, "utf-8")
+    (pack / "tokens.yaml").write_text("- id: T1\n  name: 金币\n  resource: 资粮\n  value: 5\n"
+                                      "  color: '#b8862b'\n", "utf-8")
+    messages: list[str] = []
+    folder = export("mini", "printshop", ExportSettings(cmyk=True, decks=("tokens",)), cards,
+                    tmp_path / "out", messages.append, pool)
+    listed = subprocess.run(["pdfimages", "-list", str(folder / "tokens.pdf")],
+                            capture_output=True, text=True, check=True).stdout.splitlines()[2:]
+    assert listed == []
+    text = subprocess.run(["pdftotext", str(folder / "tokens.pdf"), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "资粮" in text and "5" in text
+    assert not any("drawn as an image" in line for line in messages)
+
+
+def test_over_is_the_opaque_colour_an_alpha_makes() -> None:
+    assert over("#b8862b", "#000000", 0.36) == "#76561c"  # 0.64 of each channel
+    assert over("#000000", "#ffffff", 0.5) == "#808080"
+    assert over("gold", "#ffffff", 0.9) == "rgba(255, 255, 255, 0.9)"  # no arithmetic on names
+    with pytest.raises(ValueError, match="not #rgb or #rrggbb"):
+        over("#fff", "white", 0.5)

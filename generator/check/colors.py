@@ -37,6 +37,17 @@ def from_hex(text: str) -> tuple[float, float, float] | None:
     return red, green, blue
 
 
+def over(color: str, top: str, alpha: float) -> str:
+    """The opaque colour `top` at `alpha` makes laid over `color`, as #rrggbb, so a print file
+    needs no transparency; `top` as rgba() when `color` is not #rgb or #rrggbb."""
+    under, above = from_hex(str(color)), from_hex(str(top))
+    if above is None:
+        raise ValueError(f"over(): {top!r} is not #rgb or #rrggbb")
+    if under is None:
+        return "rgba({}, {}, {}, {:g})".format(*(round(c * 255) for c in above), alpha)
+    return to_hex(tuple(alpha * a + (1 - alpha) * u for a, u in zip(above, under, strict=True)))
+
+
 def ink(color: str, paper: str = "#ffffff", large: bool = False) -> str:
     """`color` for text on `paper` (or a fill under white text), kept when it reads at WCAG AA
     (3:1 when `large`), else the same hue darkened just as far as it needs; a colour that is

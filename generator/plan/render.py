@@ -13,7 +13,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from .. import FONTS_DIR, TEMPLATES_DIR
-from ..check.colors import ink
+from ..check.colors import ink, over
 from ..check.findings import Finding, PackError, display_path
 from ..pack.files import FileRefused, pack_bytes, pack_text
 from ..pack.load import Deck, Game
@@ -50,6 +50,7 @@ def _environment(pack_templates: Path, limits: Limits) -> jinja2.Environment:
                               autoescape=lambda name: not (name or "").endswith(".css.j2"))
     env.filters["rich"] = rich
     env.globals["ink"] = ink
+    env.globals["over"] = over
     env.globals["qr"] = qr
     env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
     return env
