@@ -127,7 +127,7 @@ def test_drivethru_files_are_cmyk_pdfx_within_its_ink_limit(
     report = json.loads((folder / "preflight.json").read_text("utf-8"))
     inks = [side["ink"] for side in report["sides"]]
     assert inks and all(ink is not None and ink <= 240 for ink in inks)
-    assert any("spells.pdf: PDF/X-1a:2003" in line for line in told)
+    assert any(line.startswith("mini: PDF/X-1a:2003, 1 file (spells.pdf)") for line in told)
 
 
 def test_a_deck_the_shop_does_not_sell_is_left_out_naming_the_nearest_size(

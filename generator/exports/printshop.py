@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from markupsafe import Markup
 
-from ..check.findings import Finding, display_path
+from ..check.findings import Finding, counted, display_path
 from ..outputs.base import Document, File
 from ..pack.load import Deck
 from ..pdf.assemble import MM, SIMPLEX, print_boxes
@@ -49,6 +49,8 @@ class PrintshopExport(ImagesExport):
         faces = job.faces
         context = job.renderer.page_context()
         self.order: dict[str, list[Side]] = {}
+        self._labelled: list[str] = []  # the files labelled PDF/X, said in one note
+        self._labelled_note = 0
         self.titles: dict[str, str] = {}
         documents = []
         for deck in job.decks:
@@ -126,16 +128,22 @@ class PrintshopExport(ImagesExport):
     def _cmyk(self, file: str, pdf: bytes) -> tuple[bytes, list[float]]:
         """The file converted to CMYK within the ink limit, and each page's highest total ink
         as written."""
-        from ..pdf.ghostscript import FLATTEN_DPI, max_ink, to_cmyk
+        from ..pdf.ghostscript import max_ink, to_cmyk
 
         converted = to_cmyk(pdf, self.titles[file], self.ink_limit())
-        self.notes.append(f"{file}: " + (
-            f"{converted.standard} (CMYK for Ghostscript's default_cmyk.icc, the output intent, "
-            f"total ink held under {self.ink_limit():g} %; a page with transparency drawn as "
-            f"one image at {FLATTEN_DPI} dpi)" if converted.standard else
-            f"plain CMYK, not PDF/X ({converted.reason})" + (
+        if converted.standard:  # one line for every file labelled, rewritten as each is
+            if not self._labelled:
+                self.notes.append("")
+                self._labelled_note = len(self.notes) - 1
+            self._labelled.append(file)
+            self.notes[self._labelled_note] = (
+                f"{converted.standard}, {counted(len(self._labelled), 'file')} "
+                f"({', '.join(self._labelled)}): CMYK for Ghostscript's default_cmyk.icc, the "
+                f"output intent, total ink held under {self.ink_limit():g} %")
+        else:
+            self.notes.append(f"{file}: plain CMYK, not PDF/X ({converted.reason})" + (
                 f"; {self.profile.title} asks for {self.profile.standard}"
-                if self.profile.standard else "")))
+                if self.profile.standard else ""))
         return converted.pdf, max_ink(converted.pdf)
 
     def finish(self, document: Document, made: Assembled) -> list[File]:
