@@ -217,7 +217,7 @@ def test_tts_sheets_and_saved_object(packs: Path, tmp_path: Path, pool: Workers)
     cards = deck["ContainedObjects"]
     assert [(card["Nickname"], card["CardID"]) for card in cards] == [
         ("火球术", 100), ("治疗术", 101), ("冰冻术", 102), ("冰冻术", 102)]
-    assert cards[0]["Description"] == "cost: 3\n效果: 造成 3 点伤害。<b>不是标记</b>"
+    assert cards[0]["Description"] == "效果: 造成 3 点伤害。<b>不是标记</b>"
     assert cards[0]["CustomDeck"] == {"1": entry}
     sheet = Image.open(folder / "spells-1.png").convert("RGB")
     backs = Image.open(folder / "spells-1-backs.png").convert("RGB")

@@ -210,9 +210,9 @@ def test_a_deck_of_12_poker_cards_gets_sharp_cells_and_no_hidden_slot(
 
 def test_descriptions_are_what_a_player_reads(exported: dict[str, Any]) -> None:
     [chip] = exported["objects"]["chips"]["ContainedObjects"]
-    assert chip["Description"] == "等级: 高\nvalue: 2"  # no colour code
+    assert chip["Description"] == "等级: 高"  # no colour code, no number without a label
     [board] = exported["objects"]["boards"]["ContainedObjects"]
-    assert board["Description"] == "hero: 火球术"  # the card's name, not its id
+    assert board["Description"] == "火球术"  # the card's name, not its id or key
     assert "#" not in json.dumps([item["Description"] for item in _cards(exported["save"])])
 
 

@@ -352,7 +352,8 @@ def _guid(*names: str | int) -> str:
 def describe(deck: Deck, card: CardBase, icons: Collection[str] = (),
              game: Game | None = None) -> str:
     """A card's text as a player reads it, field by declared field, without markup (an icon of
-    `icons` as `[name]`): each value after its label, or after its key when it is not text; a
+    `icons` as `[name]`): each value after its label, alone when it has none (a key is the
+    pack's, not the player's: a number without a label says nothing and is left out); a
     reference as the name of the card or table row it names (given the `game`); no colour
     codes."""
     lines = []
@@ -363,8 +364,9 @@ def describe(deck: Deck, card: CardBase, icons: Collection[str] = (),
             continue
         if game is not None and spec.type in ("ref", "refs"):
             value = _names(game, spec.deck, spec.table, value)
-        named = spec.label or (None if spec.type in ("str", "text") else name)
-        label = f"{named}: " if named else ""
+        if not spec.label and spec.type == "int":
+            continue
+        label = f"{spec.label}: " if spec.label else ""
         if isinstance(value, list) and value and isinstance(value[0], Section):
             lines += [f"{item.label}: {item.text}" if item.label else item.text
                       for item in value]
