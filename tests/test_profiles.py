@@ -16,6 +16,7 @@ from PIL import Image
 
 from generator import TEMPLATES_DIR
 from generator.check.findings import PackError, PnpError, display_path
+from generator.exports import printshop
 from generator.exports.base import ExportSettings
 from generator.exports.profiles import load_profile, profile_files
 from generator.exports.run import export
@@ -273,3 +274,30 @@ def test_a_landscape_card_is_the_shops_size_turned() -> None:
     assert mpc.pixels(Box(88.9, 63.5), 3.048, 300) == (1122, 822)
     assert mpc.size_for(Box(148, 105)) is None
     assert mpc.nearest(Box(140, 89)).name == "jumbo"
+
+
+def test_the_preflight_reads_the_page_order_off_the_file(
+        cards: Path, tmp_path: Path, drivethru: tuple[Path, list[str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each written page is told from its card's other side: DriveThruCards' file passes, and
+    one whose fronts and backs are swapped (its pages read in pairs the wrong way round) is
+    named page by page."""
+    _, told = drivethru
+    assert "mini: preflight: page order (back-front, as the profile asks): all" in told
+    drawn = printshop.draw_pages
+
+    def swapped(*args: object) -> list[Image.Image]:
+        pages = drawn(*args)  # type: ignore[arg-type]
+        return [page for pair in zip(pages[1::2], pages[0::2], strict=True) for page in pair]
+
+    monkeypatch.setattr(printshop, "draw_pages", swapped)
+    told_now: list[str] = []
+    folder = _export(cards, tmp_path, "printshop", told_now, decks=("spells",),
+                     profile="drivethru")
+    assert "mini: preflight: page order (back-front, as the profile asks): 0 of 6" in told_now
+    report = json.loads((folder / "preflight.json").read_text("utf-8"))
+    found = [finding.split(": W085: preflight: ")[1] for finding in report["findings"]]
+    assert "spells/S3 front (spells.pdf p. 6): pages 6, 8 of the file show the card's other " \
+           "side, out of the back-front order the profile asks for" in found
+    assert "spells/S1 back (spells.pdf p. 1): page 1 of the file shows the card's other side, " \
+           "out of the back-front order the profile asks for" in found

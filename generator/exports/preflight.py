@@ -56,6 +56,8 @@ class Inspection:
     cut: tuple[float, float] | None = None  # the card's size, and with its bleed, mm
     bled: tuple[float, float] | None = None
     text_as_image: bool = False  # the face has text, the written page none (flattened)
+    page_order: str | None = None  # the order the profile asks for, where pages are checked
+    misplaced: tuple[int, ...] = ()  # pages meant for this side that show its card's other
 
     def failures(self) -> list[str]:
         """What a print shop would turn this side back for, in a few words each."""
@@ -80,6 +82,11 @@ class Inspection:
                          f"the card's {_mm(self.cut)} and {_mm(self.bled)}")
         if self.colour not in ("RGB", "CMYK"):
             found.append(f"colour space {self.colour}, not RGB or CMYK")
+        if self.misplaced:
+            pages = ", ".join(map(str, self.misplaced))
+            found.append((f"pages {pages} of the file show" if len(self.misplaced) > 1 else
+                          f"page {pages} of the file shows") + " the card's other side, out of "
+                         f"the {self.page_order} order the profile asks for")
         return found
 
     def boxes_right(self) -> bool:
@@ -232,6 +239,10 @@ def summary(inspections: list[Inspection]) -> list[str]:
     if any(seen.cut is not None for seen in inspections):
         lines.append("page boxes (TrimBox the card, BleedBox the card and its bleed): "
                      + _passing(inspections, lambda s: s.boxes_right()))
+    ordered = [seen for seen in inspections if seen.page_order]
+    if ordered:
+        lines.append(f"page order ({', '.join(sorted({str(s.page_order) for s in ordered}))}, "
+                     f"as the profile asks): {_passing(ordered, lambda s: not s.misplaced)}")
     flattened = sum(seen.text_as_image for seen in inspections)
     if flattened:
         lines.append(f"text drawn as an image (the page flattened): {flattened} of {count}")

@@ -11,6 +11,7 @@ as WeasyPrint draws it. The preflight reads every figure off the file written.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from markupsafe import Markup
 
@@ -18,15 +19,17 @@ from ..check.findings import Finding, counted, display_path
 from ..outputs.base import Document, File
 from ..pack.load import Deck
 from ..pdf.assemble import MM, SIMPLEX, print_boxes
-from ..pdf.raster import inspect
+from ..pdf.raster import draw_pages, inspect
 from ..pipeline.execute import Assembled
 from ..plan.geometry import Box
 from ..plan.parts import Part
+from ..plan.render import Face
 from .base import Side
 from .images import MAX_PIXELS, ImagesExport
 from .preflight import MAX_INK, missing_bleed
 
 PREVIEW_DPI = 100  # the bleed of each page is checked on a drawing this sharp
+ORDER_WIDTH = 24  # px: each written page is told from its card's other side this wide
 MARK_GAP = 1.0  # mm between a crop mark and the bleed
 # WeasyPrint's time a page grows with its document's pages (5,000 copies in one took 5 min):
 # a deck's pages are laid out this many a part, and parts that repeat (a card's run of copies)
@@ -156,6 +159,7 @@ class PrintshopExport(ImagesExport):
         if self.in_cmyk():
             boxed, inks = self._cmyk(document.file, boxed)
             colour = "CMYK"
+        misplaced = self._misplaced(document.file, boxed)
         seen: set[int] = set()
         for number, side in enumerate(self.order[document.file]):
             if id(side.face) in seen:
@@ -179,6 +183,34 @@ class PrintshopExport(ImagesExport):
                 bleed_box=written.bleed_box,
                 cut=(round(card.width - 2 * bleed, 2), round(card.height - 2 * bleed, 2)),
                 bled=(round(card.width, 2), round(card.height, 2)),
-                ink=inks[number] if inks else None, max_ink=self.ink_limit()))
+                ink=inks[number] if inks else None, max_ink=self.ink_limit(),
+                page_order=self.profile.order(self.settings.backs_last),
+                misplaced=tuple(misplaced.get(id(side.face), ()))))
         return [File(document.file, boxed)]
+
+    def _misplaced(self, file: str, pdf: bytes) -> dict[int, list[int]]:
+        """The pages of the written file that look more like their card's other side than the
+        side the order puts there (1 on), by the face meant for them: read off the file, so a
+        swapped front and back shows."""
+        from PIL import ImageChops, ImageStat
+
+        order = self.order[file]
+        card, room = self._card(order[0].deck), self._room()
+        pixels = (ORDER_WIDTH, max(1, round(ORDER_WIDTH * card.height / card.width)))
+        drawn = draw_pages(pdf, (room, room, card.width, card.height), pixels)
+        faces = {(id(side.card), side.side): side.face for side in self.sides()
+                 if side.deck is order[0].deck}
+
+        def apart(page: Any, face: Face) -> float:
+            """How unlike a drawn page is a face: the mean difference of their pixels."""
+            return sum(ImageStat.Stat(ImageChops.difference(
+                page, self.picture(face, pixels, bleed=True))).mean)
+
+        found: dict[int, list[int]] = {}
+        for number, (side, page) in enumerate(zip(order, drawn, strict=True), start=1):
+            other = faces.get((id(side.card), "back" if side.side == "front" else "front"))
+            if other is not None and other is not side.face \
+                    and apart(page, other) < apart(page, side.face):
+                found.setdefault(id(side.face), []).append(number)
+        return found
 

@@ -35,20 +35,33 @@ def draw(pdf: bytes, page: int, box: tuple[float, float, float, float],
          pixels: tuple[int, int]) -> Image.Image:
     """A box of a page (left, top, width, height in mm from its top left) at exactly `pixels`,
     RGB."""
+    return draw_pages(pdf, box, pixels, [page])[0]
+
+
+def draw_pages(pdf: bytes, box: tuple[float, float, float, float], pixels: tuple[int, int],
+               pages: list[int] | None = None) -> list[Image.Image]:
+    """The same box of each of `pages` (every page when None) at exactly `pixels`, RGB, the
+    document opened once."""
     import pypdfium2
 
     document = pypdfium2.PdfDocument(pdf)
     try:
-        shown = document[page]
-        width_pt, height_pt = shown.get_size()
-        left, top = box[0] * PT_PER_MM, box[1] * PT_PER_MM
-        box_w, box_h = box[2] * PT_PER_MM, box[3] * PT_PER_MM
-        scale = max(pixels[0] / box_w, pixels[1] / box_h)
-        bitmap = shown.render(scale=scale, crop=(left, height_pt - top - box_h,
-                                                 width_pt - left - box_w, top))
-        picture = bitmap.to_pil().convert("RGB")
+        return [_drawn(document[page], box, pixels)
+                for page in (range(len(document)) if pages is None else pages)]
     finally:
         document.close()
+
+
+def _drawn(shown: Any, box: tuple[float, float, float, float],
+           pixels: tuple[int, int]) -> Image.Image:
+    """A box of an open page at exactly `pixels`, RGB."""
+    width_pt, height_pt = shown.get_size()
+    left, top = box[0] * PT_PER_MM, box[1] * PT_PER_MM
+    box_w, box_h = box[2] * PT_PER_MM, box[3] * PT_PER_MM
+    scale = max(pixels[0] / box_w, pixels[1] / box_h)
+    bitmap = shown.render(scale=scale, crop=(left, height_pt - top - box_h,
+                                             width_pt - left - box_w, top))
+    picture = bitmap.to_pil().convert("RGB")
     if picture.size != pixels:
         picture = picture.resize(pixels, Image.Resampling.LANCZOS)
     return picture
