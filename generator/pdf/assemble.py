@@ -16,13 +16,17 @@ import io
 import itertools
 import re
 import struct
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..plan.geometry import Box
 from ..plan.parts import FaceBox, LaidOut
+
+if TYPE_CHECKING:
+    from .cmyk import Colours
 
 MM = 72 / 25.4  # PDF points per millimetre
 KAPPA = 0.5523  # a quarter circle as one Bezier curve: control points this far along the tangents
@@ -736,3 +740,154 @@ def unsound(pdf: bytes) -> str | None:
     if warnings:
         return str(warnings[0]).splitlines()[0]
     return None if pages else "it has no pages"
+
+
+# Colours made CMYK for a print shop (cmyk.py converts them, Ghostscript then writes PDF/X)
+
+RGB_NAMES = {"/DeviceRGB", "/CalRGB"}
+
+
+def recolour(pdf: bytes, colours: Colours) -> bytes:
+    """The PDF with its RGB colours, shadings and images made CMYK by `colours` (cmyk.py), and
+    its transparency groups with nothing transparent inside dropped."""
+    import pikepdf
+
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        done: set[tuple[int, int]] = set()
+        for page in document.pages:
+            page.contents_coalesce()
+            _recolour_drawing(page.obj, page.resources, colours, done)
+        out = io.BytesIO()
+        document.save(out, deterministic_id=True)
+        return out.getvalue()
+
+
+def _recolour_drawing(holder: Any, resources: Any, colours: Colours,
+                      done: set[tuple[int, int]]) -> None:
+    """A page's or form's content and everything its resources draw, made CMYK."""
+    import pikepdf
+
+    stream = holder.Contents if holder.get("/Type") == "/Page" else holder
+    stream.write(pikepdf.unparse_content_stream(_recoloured(stream, colours)))
+    group = holder.get("/Group")
+    if group is not None and not transparent(holder, set()):
+        del holder.Group  # with nothing transparent inside, the group changes nothing drawn
+    elif group is not None and str(group.get("/CS", "")) in RGB_NAMES:
+        group.CS = pikepdf.Name.DeviceCMYK
+    for kind in ("/XObject", "/Pattern", "/Shading"):
+        for item in resources.get(kind, {}).values():
+            if item.is_indirect and item.objgen in done:
+                continue
+            if item.is_indirect:
+                done.add(item.objgen)
+            _recolour_resource(item, colours, done)
+
+
+def transparent(holder: Any, seen: set[tuple[int, int]]) -> bool:
+    """Whether a page or form draws anything transparent: an alpha under 1, a soft mask, a
+    blend mode, an image with a soft mask, in it or in the forms and patterns it draws."""
+    import pikepdf
+
+    resources = holder.get("/Resources", pikepdf.Dictionary())
+    for state in resources.get("/ExtGState", {}).values():
+        if (float(state.get("/ca", 1)) < 1 or float(state.get("/CA", 1)) < 1
+                or str(state.get("/SMask", "/None")) != "/None"
+                or str(state.get("/BM", "/Normal")) not in ("/Normal", "/Compatible")):
+            return True
+    for kind in ("/XObject", "/Pattern"):
+        for item in resources.get(kind, {}).values():
+            if item.is_indirect and item.objgen in seen:
+                continue
+            if item.is_indirect:
+                seen.add(item.objgen)
+            if "/SMask" in item or ("/Resources" in item and transparent(item, seen)):
+                return True
+    return False
+
+
+def _recolour_resource(item: Any, colours: Colours, done: set[tuple[int, int]]) -> None:
+    """A form, pattern, shading or image made CMYK."""
+    import pikepdf
+
+    if item.get("/Subtype") == "/Form" or item.get("/PatternType") == 1:
+        _recolour_drawing(item, item.get("/Resources", pikepdf.Dictionary()), colours, done)
+    elif item.get("/PatternType") == 2:
+        _recolour_shading(item.Shading, colours)
+    elif "/ShadingType" in item:
+        _recolour_shading(item, colours)
+    elif item.get("/Subtype") == "/Image":
+        _recolour_image(item, colours)
+
+
+def _recolour_shading(shading: Any, colours: Colours) -> None:
+    """An axial or radial RGB shading's colours made CMYK (its end colours, each stop's)."""
+    import pikepdf
+
+    if str(shading.get("/ColorSpace", "")) not in RGB_NAMES or "/Function" not in shading:
+        return
+    functions = [shading.Function]
+    if shading.Function.get("/FunctionType") == 3:
+        functions = list(shading.Function.Functions)
+    if any(function.get("/FunctionType") != 2 for function in functions):
+        return  # a sampled or PostScript function: Ghostscript converts it, unlimited
+    for function in functions:
+        for end, default in (("/C0", [0, 0, 0]), ("/C1", [1, 1, 1])):
+            function[end] = list(colours.cmyk([float(v) for v in function.get(end, default)]))
+    shading.ColorSpace = pikepdf.Name.DeviceCMYK
+
+
+def _recolour_image(image: Any, colours: Colours) -> None:
+    """An 8-bit RGB image's pixels made CMYK, compressed losslessly."""
+    import pikepdf
+
+    if str(image.get("/ColorSpace", "")) not in RGB_NAMES or image.get("/BitsPerComponent") != 8:
+        return
+    picture = colours.image(pikepdf.PdfImage(image).as_pil_image())
+    image.write(zlib.compress(picture.tobytes()), filter=pikepdf.Name.FlateDecode)
+    image.ColorSpace = pikepdf.Name.DeviceCMYK
+    if "/DecodeParms" in image:
+        del image.DecodeParms
+
+
+def _recoloured(holder: Any, colours: Colours) -> list[tuple[Any, Any]]:
+    """A content stream's operators, its RGB colours in CMYK: a colour text is shown in by
+    Colours.text, the saved colour restored after the text."""
+    import pikepdf
+
+    out: list[tuple[Any, Any]] = []
+    fill: list[float] | None = None
+    saved: list[list[float] | None] = []
+    in_text = False
+    for item in pikepdf.parse_content_stream(holder):
+        if isinstance(item, pikepdf.ContentStreamInlineImage):
+            out.append(item)  # type: ignore[arg-type]  # unparse takes it as it is
+            continue
+        operands, operator = item.operands, item.operator
+        name = str(operator)
+        if name == "q":
+            saved.append(fill)
+        elif name == "Q" and saved:
+            fill = saved.pop()
+        elif name == "BT":
+            in_text = True
+            out.append((operands, operator))
+            if fill is not None:
+                out.append((list(colours.text(fill)), pikepdf.Operator("k")))
+            continue
+        elif name == "ET":
+            in_text = False
+            out.append((operands, operator))
+            if fill is not None:
+                out.append((list(colours.cmyk(fill)), pikepdf.Operator("k")))
+            continue
+        if name in ("rg", "RG") and len(operands) == 3:
+            rgb = [float(value) for value in operands]
+            if name == "rg":
+                fill = rgb
+            converted = colours.text(rgb) if in_text and name == "rg" else colours.cmyk(rgb)
+            out.append((list(converted), pikepdf.Operator("k" if name == "rg" else "K")))
+            continue
+        if name in ("cs", "CS", "k", "K", "g", "G", "sc", "scn"):
+            fill = None if name in ("cs", "k", "g", "sc", "scn") else fill
+        out.append((operands, operator))
+    return out

@@ -6,10 +6,10 @@ ignores the output profile it is given and converts through its default_cmyk.icc
 total ink for black); Ghostscript then writes the file as PDF/X, text staying text with its
 fonts embedded, vector art vector. PDF/X-1a is PDF 1.3, without transparency: a page that draws
 anything transparent (an alpha under 1, a soft mask, a blend mode) is flattened by Ghostscript,
-drawn whole as one CMYK image at FLATTEN_DPI, its text no longer text. A transparency group with
-nothing transparent inside is dropped first (cmyk.py), so it flattens nothing. The output intent
-is Ghostscript's default_cmyk.icc ("Artifex CMYK SWOP Profile"), the profile the colours were
-converted to.
+drawn whole as one CMYK image at FLATTEN_DPI, its text no longer text. A transparency group
+with nothing transparent inside is dropped first (assemble.recolour), so it flattens nothing.
+The output intent is Ghostscript's default_cmyk.icc ("Artifex CMYK SWOP Profile"), the profile
+the colours were converted to.
 
 The file is labelled PDF/X-1a:2003 only when Ghostscript kept to PDF/X (it says when it does
 not) and the file names no RGB, ICC-based or Lab colour space, soft mask, transparency group,
@@ -34,6 +34,7 @@ from PIL import Image, ImageSequence
 
 from ..check.findings import PnpError
 from . import cmyk
+from .assemble import recolour
 
 PDFX = "PDF/X-1a:2003"
 MISSING = "the CMYK print-shop file needs Ghostscript: sudo apt-get install ghostscript"
@@ -89,7 +90,7 @@ def to_cmyk(pdf: bytes, title: str, ink_limit: float,
     if icc is None:
         raise GhostscriptError("Ghostscript's default_cmyk.icc is missing: "
                                "sudo apt-get install ghostscript")
-    recoloured = cmyk.recolour(pdf, cmyk.ink_table(ink_limit, icc))
+    recoloured = recolour(pdf, cmyk.Colours(cmyk.ink_table(ink_limit, icc)))
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "in.pdf").write_bytes(recoloured)
         converted, said = _convert(folder, title, flatten_dpi, icc)
