@@ -187,3 +187,23 @@ def test_over_is_the_opaque_colour_an_alpha_makes() -> None:
     assert over("gold", "#ffffff", 0.9) == "rgba(255, 255, 255, 0.9)"  # no arithmetic on names
     with pytest.raises(ValueError, match="not #rgb or #rrggbb"):
         over("#fff", "white", 0.5)
+
+
+def test_a_side_that_draws_something_transparent_is_named(tmp_path: Path, pool: Workers) -> None:
+    """Text under an opacity cannot stay text in PDF/X-1a: Ghostscript flattens the page, and
+    the preflight, reading the file, says which sides and why."""
+    cards = tmp_path / "cards"
+    shutil.copytree(FIXTURES, cards)
+    give_template(cards / "mini", '<p style="opacity: 0.5">Ghost 幽灵</p>')
+    messages: list[str] = []
+    folder = export("mini", "printshop", ExportSettings(cmyk=True), cards,  # type: ignore
+                    tmp_path / "out", messages.append, pool)
+    assert "mini: preflight: text drawn as an image (the page flattened): 3 of 6" in messages
+    report = json.loads((folder / "preflight.json").read_text(encoding="utf-8"))
+    flattened = [finding for finding in report["findings"] if "its text is a picture" in finding]
+    assert len(flattened) == 3 and all(": W085: preflight: spells/S" in finding
+                                       and " front (spells.pdf p. " in finding
+                                       for finding in flattened), flattened
+    text = subprocess.run(["pdftotext", str(folder / "spells.pdf"), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "幽灵" not in text  # a picture now, as the report says

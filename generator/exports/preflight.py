@@ -82,6 +82,11 @@ class Inspection:
                          f"the card's {_mm(self.cut)} and {_mm(self.bled)}")
         if self.colour not in ("RGB", "CMYK"):
             found.append(f"colour space {self.colour}, not RGB or CMYK")
+        if self.text_as_image:
+            found.append("its text is a picture in the file: the side draws something "
+                         "transparent (an opacity under 1, an rgba() colour, a picture's alpha), "
+                         "which PDF/X-1a cannot hold, so the page was flattened; opaque colours "
+                         "keep text as text (over() in a template)")
         if self.misplaced:
             pages = ", ".join(map(str, self.misplaced))
             found.append((f"pages {pages} of the file show" if len(self.misplaced) > 1 else

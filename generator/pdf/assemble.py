@@ -748,27 +748,31 @@ RGB_NAMES = {"/DeviceRGB", "/CalRGB"}
 
 
 def recolour(pdf: bytes, colours: Colours) -> bytes:
-    """The PDF with its RGB colours, shadings and images made CMYK by `colours` (cmyk.py), and
-    its transparency groups with nothing transparent inside dropped."""
+    """The PDF with its RGB colours, shadings and images made CMYK by `colours` (cmyk.py), each
+    page and form left with only the resources it uses (Ghostscript flattens a page whose
+    resources hold anything transparent, used or not), and its transparency groups with
+    nothing transparent inside dropped."""
     import pikepdf
 
     with pikepdf.open(io.BytesIO(pdf)) as document:
         done: set[tuple[int, int]] = set()
         for page in document.pages:
             page.contents_coalesce()
-            _recolour_drawing(page.obj, page.resources, colours, done)
+            _recolour_drawing(page.obj, colours, done)
         out = io.BytesIO()
         document.save(out, deterministic_id=True)
         return out.getvalue()
 
 
-def _recolour_drawing(holder: Any, resources: Any, colours: Colours,
-                      done: set[tuple[int, int]]) -> None:
-    """A page's or form's content and everything its resources draw, made CMYK."""
+def _recolour_drawing(holder: Any, colours: Colours, done: set[tuple[int, int]]) -> None:
+    """A page's or form's content and everything its resources draw, made CMYK, its resources
+    cut to those it names."""
     import pikepdf
 
     stream = holder.Contents if holder.get("/Type") == "/Page" else holder
-    stream.write(pikepdf.unparse_content_stream(_recoloured(stream, colours)))
+    drawn = _recoloured(stream, colours)
+    stream.write(pikepdf.unparse_content_stream(drawn))
+    resources = _only_named(holder, drawn)
     group = holder.get("/Group")
     if group is not None and not transparent(holder, set()):
         del holder.Group  # with nothing transparent inside, the group changes nothing drawn
@@ -781,6 +785,26 @@ def _recolour_drawing(holder: Any, resources: Any, colours: Colours,
             if item.is_indirect:
                 done.add(item.objgen)
             _recolour_resource(item, colours, done)
+
+
+def _only_named(holder: Any, drawn: list[Any]) -> Any:
+    """A page's or form's resources cut to those its content names, in a dictionary of its own:
+    WeasyPrint gives every page of a document the same resources, so a face that draws
+    nothing transparent still holds the transparency of another, and Ghostscript flattens any
+    page whose resources hold some. Kept whole when an inline image may name one."""
+    import pikepdf
+
+    resources = holder.get("/Resources")
+    if resources is None or any(not isinstance(item, tuple) for item in drawn):
+        return resources if resources is not None else pikepdf.Dictionary()
+    named = {str(operand) for operands, _ in drawn for operand in operands
+             if isinstance(operand, pikepdf.Name)}
+    holder.Resources = pikepdf.Dictionary({
+        kind: pikepdf.Dictionary({name: value for name, value in entries.items()
+                                  if name in named})
+        if isinstance(entries, pikepdf.Dictionary) else entries
+        for kind, entries in resources.items()})
+    return holder.Resources
 
 
 def transparent(holder: Any, seen: set[tuple[int, int]]) -> bool:
@@ -807,10 +831,9 @@ def transparent(holder: Any, seen: set[tuple[int, int]]) -> bool:
 
 def _recolour_resource(item: Any, colours: Colours, done: set[tuple[int, int]]) -> None:
     """A form, pattern, shading or image made CMYK."""
-    import pikepdf
 
     if item.get("/Subtype") == "/Form" or item.get("/PatternType") == 1:
-        _recolour_drawing(item, item.get("/Resources", pikepdf.Dictionary()), colours, done)
+        _recolour_drawing(item, colours, done)
     elif item.get("/PatternType") == 2:
         _recolour_shading(item.Shading, colours)
     elif "/ShadingType" in item:
