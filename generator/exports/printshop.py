@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..check.findings import Finding, counted, display_path
+from ..check.findings import Finding, counted, display_path, listed
 from ..outputs.base import Document, File
 from ..pack.load import Deck
 from ..pdf.assemble import MM, SIMPLEX, print_boxes
@@ -131,9 +131,15 @@ class PrintshopExport(ImagesExport):
     def _cmyk(self, file: str, pdf: bytes) -> tuple[bytes, list[float]]:
         """The file converted to CMYK within the ink limit, and each page's highest total ink
         as written."""
-        from ..pdf.ghostscript import max_ink, to_cmyk
+        from ..pdf.ghostscript import FLATTEN_DPI, max_ink, to_cmyk
 
         converted = to_cmyk(pdf, self.titles[file], self.ink_limit())
+        if converted.lifted:
+            pages = listed([str(page + 1) for page in converted.lifted], 10)
+            self.notes.append(f"{file}: {counted(len(converted.lifted), 'page')} drew something "
+                              f"transparent, which PDF/X-1a cannot hold: each is now one picture "
+                              f"at {FLATTEN_DPI} dpi with its text drawn over it, still text "
+                              f"(p. {pages})")
         if converted.standard:  # one line for every file labelled, rewritten as each is
             if not self._labelled:
                 self.notes.append("")

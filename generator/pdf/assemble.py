@@ -914,3 +914,189 @@ def _recoloured(holder: Any, colours: Colours) -> list[tuple[Any, Any]]:
             fill = None if name in ("cs", "k", "g", "sc", "scn") else fill
         out.append((operands, operator))
     return out
+
+
+# Text lifted off the pages PDF/X-1a would flatten whole
+
+TEXT_SHOWN = {"Tj", "TJ", "'", '"'}
+PAINTED = {"S", "s", "f", "F", "f*", "B", "B*", "b", "b*"}  # a path painted (kept as a clip)
+FLAT = "/PnpFlat"  # the picture's name in a lifted page's resources
+
+
+def lift_text(pdf: bytes, dpi: float) -> tuple[bytes, list[int]]:
+    """Each page that draws something transparent made one picture at `dpi` of all it draws
+    but its opaque text, that text drawn over it as text; and the pages lifted (0 on).
+
+    PDF/X-1a holds no transparency, and Ghostscript flattens such a page whole, its text a
+    picture too. Here only the drawing becomes a picture: text shown at full opacity is taken
+    out of it and drawn on top, in its own font and colour (text that lay under a transparent
+    veil so comes out unveiled)."""
+    import pikepdf
+
+    from .raster import draw_pages
+
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        lifted = [index for index, page in enumerate(document.pages)
+                  if _draws_transparency(page.obj, set())]
+        if not lifted:
+            return pdf, []
+        variants: dict[tuple[tuple[int, int], str], Any] = {}
+        texts = {}
+        for index in lifted:
+            page = document.pages[index]
+            page.contents_coalesce()
+            texts[index] = _split(document, page.obj, "text", variants)
+            ops, resources = _split(document, page.obj, "picture", variants)
+            page.obj.Contents = document.make_stream(pikepdf.unparse_content_stream(ops))
+            page.obj.Resources = resources
+        pictures = io.BytesIO()
+        document.save(pictures)
+        for index in lifted:
+            page = document.pages[index]
+            x0, y0, x1, y1 = (float(value) for value in page.mediabox)
+            width, height = x1 - x0, y1 - y0
+            pixels = (max(1, round(width / 72 * dpi)), max(1, round(height / 72 * dpi)))
+            [picture] = draw_pages(pictures.getvalue(), (0.0, 0.0, width / MM, height / MM),
+                                   pixels, [index])
+            image = pikepdf.Stream(document, zlib.compress(picture.tobytes()))
+            image.Type, image.Subtype = pikepdf.Name.XObject, pikepdf.Name.Image
+            image.Width, image.Height = pixels
+            image.ColorSpace, image.BitsPerComponent = pikepdf.Name.DeviceRGB, 8
+            image.Filter = pikepdf.Name.FlateDecode
+            ops, resources = texts[index]
+            resources.XObject = pikepdf.Dictionary({**resources.get("/XObject", {}), FLAT: image})
+            shown = f"q {width:.4f} 0 0 {height:.4f} {x0:.4f} {y0:.4f} cm {FLAT} Do Q\n"
+            page.obj.Contents = document.make_stream(
+                shown.encode() + pikepdf.unparse_content_stream(ops))
+            page.obj.Resources = resources
+            if "/Group" in page.obj:
+                del page.obj.Group
+        out = io.BytesIO()
+        document.save(out, deterministic_id=True)
+        return out.getvalue(), lifted
+
+
+def _split(document: Any, holder: Any, mode: str,
+           variants: dict[tuple[tuple[int, int], str], Any]) -> tuple[list[Any], Any]:
+    """A page's or form's operators and resources for one layer: `picture`, all it draws but
+    the text shown at full opacity; `text`, that text alone (paths kept only as clips). The
+    forms it draws are split the same way, each once (`variants`)."""
+    import pikepdf
+
+    resources = holder.get("/Resources", pikepdf.Dictionary())
+    states = resources.get("/ExtGState", {})
+    xobjects = resources.get("/XObject", {})
+    used: dict[str, Any] = {}
+    out: list[Any] = []
+    opaque, saved = True, []
+    for item in pikepdf.parse_content_stream(holder):
+        if isinstance(item, pikepdf.ContentStreamInlineImage):
+            if mode == "picture":
+                out.append(item)
+            continue
+        operands: Any = item.operands
+        operator = item.operator
+        name = str(operator)
+        if name == "q":
+            saved.append(opaque)
+        elif name == "Q" and saved:
+            opaque = saved.pop()
+        elif name == "gs" and operands and str(operands[0]) in states:
+            state = states[str(operands[0])]
+            if any(key in state for key in ("/ca", "/CA", "/SMask", "/BM")):
+                opaque = not _transparent_state(state)
+            if mode == "text" and _transparent_state(state):
+                continue
+        if name in TEXT_SHOWN:
+            if (mode == "text") != opaque:  # the other layer's text: moved on, not shown
+                out += _moved_on(operands, name)
+                continue
+        elif name == "Do" and mode == "text":
+            xobject = xobjects.get(str(operands[0])) if operands else None
+            if xobject is None or xobject.get("/Subtype") != "/Form" or not opaque:
+                continue
+            used[str(operands[0])] = _variant(document, xobject, mode, variants)
+        elif name == "Do" and opaque and operands:
+            xobject = xobjects.get(str(operands[0]))
+            if xobject is not None and xobject.get("/Subtype") == "/Form":
+                used[str(operands[0])] = _variant(document, xobject, mode, variants)
+        elif mode == "text" and name in PAINTED:
+            operands, operator = [], pikepdf.Operator("n")
+        elif mode == "text" and name == "sh":
+            continue
+        out.append((operands, operator))
+    kept = pikepdf.Dictionary(dict(resources.items()))
+    if used:
+        kept.XObject = pikepdf.Dictionary({**xobjects, **used})
+    return out, kept
+
+
+def _moved_on(operands: list[Any], name: str) -> list[Any]:
+    """What a text operator not shown in this layer still does to the text position: `'`
+    and `"` move to the next line (and `"` sets the spacing); Tj and TJ only advance along a
+    line the next shown text starts afresh from (Td, Tm) in what WeasyPrint writes."""
+    import pikepdf
+
+    if name == "'":
+        return [([], pikepdf.Operator("T*"))]
+    if name == '"':
+        return [([operands[0]], pikepdf.Operator("Tw")), ([operands[1]], pikepdf.Operator("Tc")),
+                ([], pikepdf.Operator("T*"))]
+    return []
+
+
+def _variant(document: Any, form: Any, mode: str,
+             variants: dict[tuple[tuple[int, int], str], Any]) -> Any:
+    """A form's layer as a form of its own, made once; a text layer is no transparency group
+    (it holds nothing transparent)."""
+    import pikepdf
+
+    key = (form.objgen, mode)
+    if key not in variants:
+        ops, resources = _split(document, form, mode, variants)
+        made = pikepdf.Stream(document, pikepdf.unparse_content_stream(ops))
+        for entry, value in form.items():
+            if entry not in ("/Length", "/Filter", "/DecodeParms", "/Resources") \
+                    and not (mode == "text" and entry == "/Group"):
+                made[entry] = value
+        made.Resources = resources
+        variants[key] = document.make_indirect(made)
+    return variants[key]
+
+
+def _transparent_state(state: Any) -> bool:
+    """Whether a graphics state draws transparently: an alpha under 1, a soft mask, a blend."""
+    return (float(state.get("/ca", 1)) < 1 or float(state.get("/CA", 1)) < 1
+            or str(state.get("/SMask", "/None")) != "/None"
+            or str(state.get("/BM", "/Normal")) not in ("/Normal", "/Compatible"))
+
+
+def _draws_transparency(holder: Any, seen: set[tuple[int, int]]) -> bool:
+    """Whether a page or form draws anything transparent, following only what its content
+    names: a graphics state of _transparent_state, an image with a soft mask, or a form or
+    tiling pattern that does."""
+    import pikepdf
+
+    resources = holder.get("/Resources", pikepdf.Dictionary())
+    for item in pikepdf.parse_content_stream(holder):
+        if isinstance(item, pikepdf.ContentStreamInlineImage) or not item.operands:
+            continue
+        name, first = str(item.operator), item.operands[-1]
+        found = None
+        if name == "gs":
+            state = resources.get("/ExtGState", {}).get(str(first))
+            if state is not None and _transparent_state(state):
+                return True
+        elif name == "Do":
+            found = resources.get("/XObject", {}).get(str(first))
+        elif name in ("scn", "SCN") and isinstance(first, pikepdf.Name):
+            found = resources.get("/Pattern", {}).get(str(first))
+        if found is None or (found.is_indirect and found.objgen in seen):
+            continue
+        if found.is_indirect:
+            seen.add(found.objgen)
+        if "/SMask" in found or (
+                (found.get("/Subtype") == "/Form" or found.get("/PatternType") == 1)
+                and _draws_transparency(found, seen)):
+            return True
+    return False

@@ -5,9 +5,11 @@ The colours are made CMYK first, within the ink limit, by cmyk.py (Ghostscript 1
 ignores the output profile it is given and converts through its default_cmyk.icc, about 300 %
 total ink for black); Ghostscript then writes the file as PDF/X, text staying text with its
 fonts embedded, vector art vector. PDF/X-1a is PDF 1.3, without transparency: a page that draws
-anything transparent (an alpha under 1, a soft mask, a blend mode) is flattened by Ghostscript,
-drawn whole as one CMYK image at FLATTEN_DPI, its text no longer text. A transparency group
-with nothing transparent inside is dropped first (assemble.recolour), so it flattens nothing.
+anything transparent (an alpha under 1, a soft mask, a blend mode) would be flattened whole by
+Ghostscript, its text no longer text; so such a page is made first one picture at FLATTEN_DPI
+of all it draws but its opaque text, and that text is drawn over it as text
+(assemble.lift_text). A transparency group with nothing transparent inside is dropped
+(assemble.recolour), so it flattens nothing.
 The output intent is Ghostscript's default_cmyk.icc ("Artifex CMYK SWOP Profile"), the profile
 the colours were converted to.
 
@@ -34,7 +36,7 @@ from PIL import Image, ImageSequence
 
 from ..check.findings import PnpError
 from . import cmyk
-from .assemble import recolour
+from .assemble import lift_text, recolour
 
 PDFX = "PDF/X-1a:2003"
 MISSING = "the CMYK print-shop file needs Ghostscript: sudo apt-get install ghostscript"
@@ -59,11 +61,13 @@ class GhostscriptError(PnpError):
 
 @dataclass(frozen=True)
 class Converted:
-    """A CMYK PDF, the standard it meets (None: plain CMYK), and why it is not PDF/X if not."""
+    """A CMYK PDF, the standard it meets (None: plain CMYK), why it is not PDF/X if not, and
+    the pages (0 on) whose drawing became a picture under their text (assemble.lift_text)."""
 
     pdf: bytes
     standard: str | None
     reason: str = ""
+    lifted: tuple[int, ...] = ()
 
 
 def available() -> bool:
@@ -90,14 +94,16 @@ def to_cmyk(pdf: bytes, title: str, ink_limit: float,
     if icc is None:
         raise GhostscriptError("Ghostscript's default_cmyk.icc is missing: "
                                "sudo apt-get install ghostscript")
-    recoloured = recolour(pdf, cmyk.Colours(cmyk.ink_table(ink_limit, icc)))
+    lifted, pages = lift_text(pdf, flatten_dpi)
+    recoloured = recolour(lifted, cmyk.Colours(cmyk.ink_table(ink_limit, icc)))
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "in.pdf").write_bytes(recoloured)
         converted, said = _convert(folder, title, flatten_dpi, icc)
         reason = f"Ghostscript: {said}" if "PDF/X" in said else _not_pdfx(converted)
         if not reason:
-            return Converted(converted, PDFX)
-        return Converted(_convert(folder, title, flatten_dpi, icc, pdfx=False)[0], None, reason)
+            return Converted(converted, PDFX, lifted=tuple(pages))
+        return Converted(_convert(folder, title, flatten_dpi, icc, pdfx=False)[0], None, reason,
+                         tuple(pages))
 
 
 def _convert(folder: str, title: str, dpi: int, icc: Path,
