@@ -921,11 +921,13 @@ def _recoloured(holder: Any, colours: Colours) -> list[tuple[Any, Any]]:
 TEXT_SHOWN = {"Tj", "TJ", "'", '"'}
 PAINTED = {"S", "s", "f", "F", "f*", "B", "B*", "b", "b*"}  # a path painted (kept as a clip)
 FLAT = "/PnpFlat"  # the picture's name in a lifted page's resources
+LIFT_PIXELS = 36_000_000  # the most a lifted page's picture holds (a 60 cm board: 240 dpi)
 
 
 def lift_text(pdf: bytes, dpi: float) -> tuple[bytes, list[int]]:
-    """Each page that draws something transparent made one picture at `dpi` of all it draws
-    but its opaque text, that text drawn over it as text; and the pages lifted (0 on).
+    """Each page that draws something transparent made one picture at `dpi` (less for a page
+    past LIFT_PIXELS) of all it draws but its opaque text, that text drawn over it as text;
+    and the pages lifted (0 on).
 
     PDF/X-1a holds no transparency, and Ghostscript flattens such a page whole, its text a
     picture too. Here only the drawing becomes a picture: text shown at full opacity is taken
@@ -955,7 +957,8 @@ def lift_text(pdf: bytes, dpi: float) -> tuple[bytes, list[int]]:
             page = document.pages[index]
             x0, y0, x1, y1 = (float(value) for value in page.mediabox)
             width, height = x1 - x0, y1 - y0
-            pixels = (max(1, round(width / 72 * dpi)), max(1, round(height / 72 * dpi)))
+            sharpest = min(dpi, 72 * (LIFT_PIXELS / (width * height)) ** 0.5)
+            pixels = (max(1, round(width / 72 * sharpest)), max(1, round(height / 72 * sharpest)))
             [picture] = draw_pages(pictures.getvalue(), (0.0, 0.0, width / MM, height / MM),
                                    pixels, [index])
             image = pikepdf.Stream(document, zlib.compress(picture.tobytes()))
