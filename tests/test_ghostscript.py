@@ -153,14 +153,15 @@ def test_no_transparency_is_left(converted: dict[str, ghostscript.Converted],
 
 
 @needs_gs
-def test_a_page_with_transparency_is_flattened_into_one_image(
+def test_a_page_with_transparency_is_one_picture_under_its_text(
         converted: dict[str, ghostscript.Converted]) -> None:
-    """The price of no transparency in PDF 1.3: the page is one CMYK image at FLATTEN_DPI,
-    losslessly compressed, its text no longer text."""
+    """No transparency in PDF 1.3: the page's drawing is one CMYK image at FLATTEN_DPI,
+    losslessly compressed, and its opaque text is drawn over it, still text in its fonts."""
+    assert converted["transparent"].lifted == (0,) and converted["vector"].lifted == ()
     with _open(converted["transparent"].pdf) as document:
         page = document.pages[0]
         images = [x for x in page.resources.XObject.values() if x.Subtype == "/Image"]
-        assert len(images) == 1 and "/Font" not in page.resources
+        assert len(images) == 1 and len(page.resources.Font) == 2  # Latin and Han
         width_in = float(page.mediabox[2]) / 72
         assert abs(int(images[0].Width) - width_in * ghostscript.FLATTEN_DPI) <= 2
         assert images[0].Filter == "/FlateDecode"
