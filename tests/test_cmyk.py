@@ -219,3 +219,27 @@ def test_a_side_that_draws_something_transparent_keeps_its_opaque_text_as_text(
         assert not back.get_images()
     ghost = render_page(folder / "spells.pdf", 0, 100)
     assert ghost.convert("L").getextrema()[0] < 200  # the drawing is there, under the text
+
+
+def test_a_back_on_a_translucent_pattern_keeps_its_motto_as_text(
+        tmp_path: Path, pool: Workers) -> None:
+    """A back tiled with a half-transparent pattern (as thbattle's stars) is lifted, and the
+    pattern its frame is painted with is not carried into the text layer, where Ghostscript
+    would flatten the page again, motto and all."""
+    cards = tmp_path / "cards"
+    shutil.copytree(FIXTURES, cards)
+    pack = cards / "mini"
+    (pack / "dots.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><g fill="#ffffff" '
+        'fill-opacity="0.3"><circle cx="10" cy="10" r="6"/></g></svg>', "utf-8")
+    edit(pack / "game.yaml", 'red: {color: "#ff0000", accent: "#000000", text: 红}',
+         'red: {color: "#ff0000", accent: "#000000", text: 红, pattern: dots.svg}')
+    messages: list[str] = []
+    folder = export("mini", "printshop", ExportSettings(cmyk=True, decks=("spells",)), cards,
+                    tmp_path / "out", messages.append, pool)
+    assert any(line.startswith("mini: spells.pdf: 1 page drew something transparent")
+               for line in messages), messages
+    back = subprocess.run(["pdftotext", "-f", "2", "-l", "2", str(folder / "spells.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "红" in back
+    assert not any("drawn as an image" in line for line in messages)

@@ -991,7 +991,7 @@ def _split(document: Any, holder: Any, mode: str,
     xobjects = resources.get("/XObject", {})
     used: dict[str, Any] = {}
     out: list[Any] = []
-    opaque, saved = True, []
+    opaque, saved, in_text = True, [], False
     for item in pikepdf.parse_content_stream(holder):
         if isinstance(item, pikepdf.ContentStreamInlineImage):
             if mode == "picture":
@@ -1027,6 +1027,11 @@ def _split(document: Any, holder: Any, mode: str,
             operands, operator = [], pikepdf.Operator("n")
         elif mode == "text" and name == "sh":
             continue
+        elif mode == "text" and name in ("scn", "SCN") and not in_text \
+                and operands and isinstance(operands[-1], pikepdf.Name):
+            continue  # a pattern for painting the text layer no longer does
+        if name in ("BT", "ET"):
+            in_text = name == "BT"
         out.append((operands, operator))
     kept = pikepdf.Dictionary(dict(resources.items()))
     if used:
