@@ -8,12 +8,14 @@ import struct
 import zlib
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from generator import PROJECT_ROOT
-from generator.pipeline.build import check
+from generator.check.findings import PackError, display_path
+from generator.pipeline.build import build_game, check
 
-from .conftest import edit, give_rulebook
+from .conftest import edit, give_rulebook, give_template
 
 
 def _found(cards: Path) -> list[str]:
@@ -146,3 +148,20 @@ def test_a_pack_file_a_page_asks_for_keeps_to_the_size_limit(packs: Path,
     edit(pack / "game.yaml", "file_mb: 0.002", "file_mb: 1")
     assert not [f for f in validate_game("mini", packs, out_root=tmp_path / "out").findings
                 if f.level == "error"]
+
+
+def test_an_svg_nested_past_what_weasyprint_can_lay_out_is_an_error(
+        packs: Path, tmp_path: Path) -> None:
+    """1,200 groups within groups exhaust WeasyPrint's recursion: an error naming the deck,
+    not an internal error (which blamed pnp), and nothing written."""
+    groups = 1200
+    give_template(packs / "mini", '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" '
+                  'style="width: 20mm; height: 20mm">' + '<g opacity="0.95">' * groups
+                  + '<rect width="10" height="10"/>' + "</g>" * groups + "</svg>")
+    with pytest.raises(PackError) as raised:
+        build_game("mini", out_root=tmp_path / "out", cards_dir=packs)
+    assert [str(finding) for finding in raised.value.findings] == [
+        f"{display_path(packs / 'mini' / 'spells.yaml')}: error: E112: the page nests its "
+        "elements too deeply for WeasyPrint to lay out or draw (an SVG's groups within groups, "
+        "say): flatten the nesting"]
+    assert not (tmp_path / "out" / "mini").exists()

@@ -142,6 +142,8 @@ CODES: dict[str, Code] = {
                  "its cut plus bleed, a file name pattern that is no relative path"),
     "W111": Code("warning", "an export leaves out a deck of a card size the profile's shop "
                  "does not sell (it names the nearest size the shop sells)"),
+    "E112": Code("error", "a page nests its elements too deeply to lay out or draw (an SVG's "
+                 "groups within groups, say)"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }

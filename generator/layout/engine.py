@@ -300,9 +300,13 @@ def layout(
                 found.append(_refused(exc))
         except (FetchRefused, FetchMissing):  # an attachment, found by the fetcher
             pass
+        except RecursionError:
+            found.append(TOO_DEEP)
         return None
 
 
+TOO_DEEP = Found("E112", "the page nests its elements too deeply for WeasyPrint to lay out or "
+                          "draw (an SVG's groups within groups, say): flatten the nesting")
 FIT_STEP_PT = 0.25  # text that shrinks to fit is tried at sizes this far apart
 FIT_FLOOR_PT = 6.0  # the smallest size it shrinks to, when neither the field nor the card says
 
@@ -521,6 +525,9 @@ def write_pdf(document: Any, found: list[Found], html: str | None = None,
             data = bytes(document.write_pdf())
         except _weasyprint().urls.URLFetchingError as exc:
             found.append(_refused(exc))
+            return b""
+        except RecursionError:
+            found.append(TOO_DEEP)
             return b""
     if html is not None:
         declared = {match[2].strip() for match in FACE_FAMILY.finditer(html)}

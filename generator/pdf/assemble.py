@@ -921,6 +921,7 @@ def _recoloured(holder: Any, colours: Colours) -> list[tuple[Any, Any]]:
 TEXT_SHOWN = {"Tj", "TJ", "'", '"'}
 PAINTED = {"S", "s", "f", "F", "f*", "B", "B*", "b", "b*"}  # a path painted (kept as a clip)
 FLAT = "/PnpFlat"  # the picture's name in a lifted page's resources
+NESTING = 32  # forms within forms split apart; deeper ones stay whole in the picture
 LIFT_PIXELS = 36_000_000  # the most a lifted page's picture holds (a 60 cm board: 240 dpi)
 
 
@@ -980,10 +981,12 @@ def lift_text(pdf: bytes, dpi: float) -> tuple[bytes, list[int]]:
 
 
 def _split(document: Any, holder: Any, mode: str,
-           variants: dict[tuple[tuple[int, int], str], Any]) -> tuple[list[Any], Any]:
+           variants: dict[tuple[tuple[int, int], str], Any],
+           depth: int = 0) -> tuple[list[Any], Any]:
     """A page's or form's operators and resources for one layer: `picture`, all it draws but
     the text shown at full opacity; `text`, that text alone (paths kept only as clips). The
-    forms it draws are split the same way, each once (`variants`)."""
+    forms it draws are split the same way, each once (`variants`), to NESTING deep: a form
+    deeper stays whole in the picture (a stranger's SVG may nest groups without end)."""
     import pikepdf
 
     resources = holder.get("/Resources", pikepdf.Dictionary())
@@ -1016,13 +1019,14 @@ def _split(document: Any, holder: Any, mode: str,
                 continue
         elif name == "Do" and mode == "text":
             xobject = xobjects.get(str(operands[0])) if operands else None
-            if xobject is None or xobject.get("/Subtype") != "/Form" or not opaque:
+            if xobject is None or xobject.get("/Subtype") != "/Form" or not opaque \
+                    or depth >= NESTING:
                 continue
-            used[str(operands[0])] = _variant(document, xobject, mode, variants)
-        elif name == "Do" and opaque and operands:
+            used[str(operands[0])] = _variant(document, xobject, mode, variants, depth)
+        elif name == "Do" and opaque and operands and depth < NESTING:
             xobject = xobjects.get(str(operands[0]))
             if xobject is not None and xobject.get("/Subtype") == "/Form":
-                used[str(operands[0])] = _variant(document, xobject, mode, variants)
+                used[str(operands[0])] = _variant(document, xobject, mode, variants, depth)
         elif mode == "text" and name in PAINTED:
             operands, operator = [], pikepdf.Operator("n")
         elif mode == "text" and name == "sh":
@@ -1054,14 +1058,14 @@ def _moved_on(operands: list[Any], name: str) -> list[Any]:
 
 
 def _variant(document: Any, form: Any, mode: str,
-             variants: dict[tuple[tuple[int, int], str], Any]) -> Any:
+             variants: dict[tuple[tuple[int, int], str], Any], depth: int) -> Any:
     """A form's layer as a form of its own, made once; a text layer is no transparency group
     (it holds nothing transparent)."""
     import pikepdf
 
     key = (form.objgen, mode)
     if key not in variants:
-        ops, resources = _split(document, form, mode, variants)
+        ops, resources = _split(document, form, mode, variants, depth + 1)
         made = pikepdf.Stream(document, pikepdf.unparse_content_stream(ops))
         for entry, value in form.items():
             if entry not in ("/Length", "/Filter", "/DecodeParms", "/Resources") \
@@ -1079,12 +1083,14 @@ def _transparent_state(state: Any) -> bool:
             or str(state.get("/BM", "/Normal")) not in ("/Normal", "/Compatible"))
 
 
-def _draws_transparency(holder: Any, seen: set[tuple[int, int]]) -> bool:
+def _draws_transparency(holder: Any, seen: set[tuple[int, int]], depth: int = 0) -> bool:
     """Whether a page or form draws anything transparent, following only what its content
     names: a graphics state of _transparent_state, an image with a soft mask, or a form or
-    tiling pattern that does."""
+    tiling pattern that does; past NESTING forms deep, taken to."""
     import pikepdf
 
+    if depth > NESTING:
+        return True
     resources = holder.get("/Resources", pikepdf.Dictionary())
     for item in pikepdf.parse_content_stream(holder):
         if isinstance(item, pikepdf.ContentStreamInlineImage) or not item.operands:
@@ -1105,6 +1111,6 @@ def _draws_transparency(holder: Any, seen: set[tuple[int, int]]) -> bool:
             seen.add(found.objgen)
         if "/SMask" in found or (
                 (found.get("/Subtype") == "/Form" or found.get("/PatternType") == 1)
-                and _draws_transparency(found, seen)):
+                and _draws_transparency(found, seen, depth + 1)):
             return True
     return False
