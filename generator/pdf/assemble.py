@@ -891,17 +891,12 @@ def _recoloured(holder: Any, colours: Colours) -> list[tuple[Any, Any]]:
             saved.append(fill)
         elif name == "Q" and saved:
             fill = saved.pop()
-        elif name == "BT":
-            in_text = True
+        elif name in ("BT", "ET"):  # the fill colour again, as text shows it or paints
+            in_text = name == "BT"
             out.append((operands, operator))
             if fill is not None:
-                out.append((list(colours.text(fill)), pikepdf.Operator("k")))
-            continue
-        elif name == "ET":
-            in_text = False
-            out.append((operands, operator))
-            if fill is not None:
-                out.append((list(colours.cmyk(fill)), pikepdf.Operator("k")))
+                shown = colours.text(fill) if in_text else colours.cmyk(fill)
+                out.append((list(shown), pikepdf.Operator("k")))
             continue
         if name in ("rg", "RG") and len(operands) == 3:
             rgb = [float(value) for value in operands]
