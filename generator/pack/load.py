@@ -13,9 +13,10 @@ from pydantic import BaseModel, ValidationError
 
 from .. import CARDS_DIR
 from ..check.findings import Finding, PackError, display_path
+from ..plan.shapes import Shape, builtin_shape, svg_shape
 from ..text.language import check_words
 from ..text.typography import Marks, pack_marks, typographed_card
-from .files import FileRefused, regular
+from .files import FileRefused, pack_bytes, regular
 from .place import pack_dir
 from .rules import expand_tree, plain, strings
 from .schema import CardBase, DeckSpec, GameSpec, Limits, accepted_keys, card_model
@@ -109,6 +110,7 @@ class Deck:
     # with its values as written (its error told once): what the rulebook quotes
     readable: bool = True  # False when the file could not be read as a list, or the deck is
     # refused whole (its copies past the limit): nothing is laid out from it
+    shape: Shape | None = None  # its own `shape:` or `corners:`, else its size's
 
     def located(self) -> list[tuple[CardBase, int]]:
         """Each card with the line its YAML entry starts on."""
@@ -149,6 +151,7 @@ class Game:
     rules_data: Any = None
     texts: list[Text] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # what loading found, not fatal
+    size_shapes: dict[str, Shape] = field(default_factory=dict)  # the pack's sizes' shapes
 
     @property
     def limits(self) -> Limits:
@@ -190,7 +193,16 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
                         Naming(where, line_of(data, ("decks", index, "file")),
                                f"deck '{deck.id}': file", deck.file), limits, marks)
              for index, deck in enumerate(spec.decks)]
+    size_shapes = {}
+    for key, size in spec.sizes.items():
+        if (shape := _shape(root, size.shape, size.corners, limits, findings, where,
+                            lambda part, key=key: line_of(data, ("sizes", key, part)),
+                            f"size '{key}'")) is not None:
+            size_shapes[key] = shape
     for index, deck in enumerate(decks):
+        deck.shape = _shape(root, deck.spec.shape, deck.spec.corners, limits, findings, where,
+                            lambda part, index=index: line_of(data, ("decks", index, part)),
+                            f"deck '{deck.spec.id}'")
         if deck.copies > limits.copies:
             findings.append(Finding(where, line_of(data, ("decks", index)),
                                     f"deck '{deck.spec.id}' prints {deck.copies} cards, over "
@@ -198,7 +210,35 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
                                     "game.yaml)", "E006"))
             deck.readable = False  # nothing is planned from it
     return Game(name=name, root=root, spec=spec, decks=decks, spec_data=data, rules=rules,
-                rules_data=rules_data, texts=texts, findings=findings)
+                rules_data=rules_data, texts=texts, findings=findings, size_shapes=size_shapes)
+
+
+def _shape(root: Path, shape: str | None, corners: str | float | None, limits: Limits,
+           findings: list[Finding], where: str, line: Any, subject: str) -> Shape | None:
+    """The shape a deck or a size asks for (None when it names none): a word, rounded corners
+    or a closed path in an .svg file of the pack; a finding (E113) at its line when it cannot
+    be one."""
+    if shape is None and corners is None:
+        return None
+    try:
+        if shape is not None and shape.lower().endswith(".svg"):
+            if corners is not None:
+                raise ValueError("corners apply to a rectangle, not to an outline file")
+            try:
+                data = pack_bytes(root, shape, limits.file_bytes)
+            except FileRefused as exc:
+                findings.append(Finding(where, line("shape"), f"{subject}: shape {exc.message}",
+                                        exc.code))
+                return None
+            try:
+                return svg_shape(data, shape)
+            except ValueError as exc:
+                raise ValueError(f"the outline file '{shape}' {exc}") from None
+        return builtin_shape(shape, corners)
+    except ValueError as exc:
+        part = "corners" if shape is None or "corners" in str(exc) and corners else "shape"
+        findings.append(Finding(where, line(part), f"{subject}: {exc}", "E113"))
+        return None
 
 
 def load_spec(root: Path) -> GameSpec:

@@ -122,6 +122,12 @@ class DeckSpec(Strict):
                            "scaled to one page")
     own_sheets: bool = Field(False, description="never share a sheet with another deck of "
                              "the same size (a deck printed on other card stock)")
+    shape: str | None = Field(None, description="the cut line: rect (the default), circle, "
+                              "hex (a point at the top; also hex-pointy), hex-flat, or an "
+                              ".svg file in the pack whose largest closed path is the outline, "
+                              "scaled to the size")
+    corners: str | float | None = Field(None, description="a rectangle's rounded corners: "
+                                        "their radius, `3mm`")
     color: Color | None = None
     fields: dict[str, FieldSpec] = {}
     sheet: str | None = Field(None, description="for an .xlsx file: the sheet its cards are "
@@ -137,6 +143,12 @@ class SizeSpec(Strict):
 
     width: float = Field(gt=0, le=2000)
     height: float = Field(gt=0, le=2000)
+    shape: str | None = Field(None, description="the cut line: rect (the default), circle, "
+                              "hex (a point at the top; also hex-pointy), hex-flat, or an "
+                              ".svg file in the pack whose largest closed path is the outline, "
+                              "scaled to the size")
+    corners: str | float | None = Field(None, description="a rectangle's rounded corners: "
+                                        "their radius, `3mm`")
 
 
 class DieSpec(Strict):

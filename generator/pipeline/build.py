@@ -64,7 +64,8 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
     """
     game = load_game(name, cards_dir)
     own_sizes = {key: Box(size.width, size.height) for key, size in game.spec.sizes.items()}
-    geometry, fonts = load_geometry().with_sizes(own_sizes), load_fonts().for_game(game)
+    geometry = load_geometry().with_sizes(own_sizes, game.size_shapes)
+    fonts = load_fonts().for_game(game)
     if options.bleed is not None:
         geometry = replace(geometry, bleed=options.bleed)
     renderer = Renderer(game, geometry, fonts)

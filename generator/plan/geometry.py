@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import TEMPLATES_DIR
 from ..data import read_data_yaml
+from .shapes import RECT, Shape, builtin_shape
 
 MIN_DPI = 300  # raster images print at least this sharp
 
@@ -91,6 +92,11 @@ class Geometry:
     guide_printable: float = 3
     guide_length: float = 3
     fold_gutter: float = 8
+    shapes: dict[str, Shape] = field(default_factory=dict)  # sizes that are not rectangles
+
+    def shape(self, size: str, own: Shape | None = None) -> Shape:
+        """A piece's shape: its deck's own, else its size's, else a rectangle."""
+        return own if own is not None else self.shapes.get(size, RECT)
 
     def room(self, paper: str) -> Box:
         """The part of the paper cut lines may use: all of it but the margin on every side."""
@@ -132,18 +138,26 @@ class Geometry:
         sheet = self.papers[paper]
         return Box(round(sheet.height / 2, 4), sheet.width)
 
-    def with_sizes(self, sizes: dict[str, Box]) -> Geometry:
-        """This geometry plus a game pack's own sizes."""
-        return replace(self, sizes={**self.sizes, **sizes}) if sizes else self
+    def with_sizes(self, sizes: dict[str, Box], shapes: dict[str, Shape] | None = None
+                   ) -> Geometry:
+        """This geometry plus a game pack's own sizes and their shapes (a pack's size named
+        like a shared one is a rectangle unless it gives a shape)."""
+        if not sizes:
+            return self
+        kept = {key: shape for key, shape in self.shapes.items() if key not in sizes}
+        return replace(self, sizes={**self.sizes, **sizes}, shapes={**kept, **(shapes or {})})
 
 
 def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
     """Read print.yaml."""
     data = read_data_yaml(path)
     marks = data["marks"]
+    sizes = data["sizes"]
     return Geometry(
         papers={k: Box(**v) for k, v in data["papers"].items()},
-        sizes={k: Box(**v) for k, v in data["sizes"].items()},
+        sizes={k: Box(v["width"], v["height"]) for k, v in sizes.items()},
+        shapes={k: builtin_shape(v.get("shape"), v.get("corners")) for k, v in sizes.items()
+                if v.get("shape") is not None or v.get("corners") is not None},
         bleed=float(data["bleed"]),
         safe=float(data["safe"]),
         min_margin=float(data["sheet"]["min_margin"]),

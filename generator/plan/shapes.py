@@ -1,0 +1,341 @@
+"""Piece outlines as data: a rectangle, rounded corners, a circle, a hexagon or a pack's own
+SVG path, each grown outward for the bleed and shrunk inward for the safe zone, in mm.
+
+Every outline lies in its piece's cut box, (0, 0) at its top left corner, y downwards.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+Point = tuple[float, float]
+
+KINDS = ("rect", "rounded", "circle", "hex", "path")
+ARC_STEPS = 96  # segments of a full circle when an outline is drawn as a polygon (0.01 mm off
+# the true circle at 15 mm radius)
+CURVE_STEPS = 16  # segments of each Bézier curve of a pack's SVG outline
+MITRE_LIMIT = 4  # a sharp corner grown further than this many times the growth is bevelled
+SAMPLE_MM = 0.5  # how far apart the points of a box are tested against an outline
+_LENGTH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*mm\s*$")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a piece's cut line is: `kind` (rect, rounded, circle, hex or path), the corner
+    radius of a rounded rectangle, whether a hexagon has a point at its top (else a flat
+    edge), and a path's outline as points scaled to a 1 x 1 box."""
+
+    kind: str = "rect"
+    radius: float = 0
+    pointy: bool = True
+    points: tuple[Point, ...] = ()
+    source: str = ""  # the pack file a path came from, for messages
+
+    @property
+    def square(self) -> bool:
+        """Whether it is a plain rectangle, cut with straight lines and crop marks."""
+        return self.kind == "rect"
+
+    @property
+    def name(self) -> str:
+        """How a message names it: `circle`, `hex (flat top)`, `corners 3 mm`, the SVG file."""
+        if self.kind == "rounded":
+            return f"rounded rectangle (corners {self.radius:g} mm)"
+        if self.kind == "hex":
+            return "hex (pointy top)" if self.pointy else "hex (flat top)"
+        if self.kind == "path":
+            return self.source or "outline"
+        return self.kind
+
+
+RECT = Shape()
+
+
+def corner_radius(value: str | float | int | None) -> float:
+    """`corners:` as mm: a number or `3mm`; ValueError for anything else."""
+    if value is None:
+        return 0.0
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str) and (match := _LENGTH.match(value)):
+        number = float(match.group(1))
+    else:
+        raise ValueError("corners must be a length in mm, such as 3mm")
+    if not 0 <= number <= 100:
+        raise ValueError("corners must be between 0 and 100 mm")
+    return number
+
+
+def builtin_shape(value: str | None, corners: str | float | None = None) -> Shape:
+    """The shape a `shape:` word and a `corners:` length name (not a path: see svg_shape);
+    ValueError naming what is allowed."""
+    radius = corner_radius(corners)
+    if value in (None, "rect", "rectangle"):
+        return Shape("rounded", radius) if radius else RECT
+    if radius:
+        raise ValueError(f"corners apply to a rectangle, not to shape '{value}'")
+    if value == "circle":
+        return Shape("circle")
+    if value in ("hex", "hex-pointy"):
+        return Shape("hex", pointy=True)
+    if value == "hex-flat":
+        return Shape("hex", pointy=False)
+    raise ValueError(f"unknown shape '{value}': use rect, circle, hex (hex-pointy), hex-flat, "
+                     "corners: 3mm, or a closed path in an .svg file of the pack")
+
+
+def fits(shape: Shape, width: float, height: float) -> str | None:
+    """Why a shape cannot be a `width` x `height` piece, else None."""
+    if shape.kind == "rounded" and shape.radius * 2 > min(width, height) + 1e-9:
+        return (f"corners of {shape.radius:g} mm are more than half the {width:g}×{height:g} mm "
+                "piece's side")
+    return None
+
+
+def outline(shape: Shape, width: float, height: float, grow: float = 0) -> list[Point]:
+    """The outline as a polygon, clockwise on the page, grown `grow` mm outward (negative:
+    inward). Curves become short straight segments, 0.01 mm off at most."""
+    if shape.kind == "rect":
+        return [(-grow, -grow), (width + grow, -grow), (width + grow, height + grow),
+                (-grow, height + grow)]
+    if shape.kind == "circle":
+        rx, ry = max(width / 2 + grow, 0), max(height / 2 + grow, 0)
+        return [(width / 2 + rx * math.cos(a), height / 2 + ry * math.sin(a))
+                for a in (2 * math.pi * step / ARC_STEPS for step in range(ARC_STEPS))]
+    if shape.kind == "rounded":
+        radius = max(shape.radius + grow, 0)
+        left, top, right, bottom = -grow, -grow, width + grow, height + grow
+        centres = ((right - radius, top + radius, -90), (right - radius, bottom - radius, 0),
+                   (left + radius, bottom - radius, 90), (left + radius, top + radius, 180))
+        points: list[Point] = []
+        steps = ARC_STEPS // 4
+        for cx, cy, start in centres:
+            for step in range(steps + 1):
+                angle = math.radians(start + 90 * step / steps)
+                points.append((cx + radius * math.cos(angle), cy + radius * math.sin(angle)))
+        return _deduplicated(points)
+    return offset(_polygon(shape, width, height), grow)
+
+
+def _polygon(shape: Shape, width: float, height: float) -> list[Point]:
+    """A hexagon's or a path's corners in a `width` x `height` box."""
+    if shape.kind == "hex" and shape.pointy:
+        unit = [(0.5, 0), (1, 0.25), (1, 0.75), (0.5, 1), (0, 0.75), (0, 0.25)]
+    elif shape.kind == "hex":
+        unit = [(0.25, 0), (0.75, 0), (1, 0.5), (0.75, 1), (0.25, 1), (0, 0.5)]
+    else:
+        unit = list(shape.points)
+    return [(x * width, y * height) for x, y in unit]
+
+
+def _deduplicated(points: list[Point]) -> list[Point]:
+    """Points without one repeating the one before it."""
+    out: list[Point] = []
+    for point in points:
+        if not out or math.dist(out[-1], point) > 1e-9:
+            out.append(point)
+    if len(out) > 1 and math.dist(out[0], out[-1]) <= 1e-9:
+        out.pop()
+    return out
+
+
+def area(points: list[Point]) -> float:
+    """A polygon's signed area: positive when clockwise on the page (y downwards)."""
+    return sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in
+               zip(points, points[1:] + points[:1], strict=True)) / 2
+
+
+def offset(points: list[Point], grow: float) -> list[Point]:
+    """A polygon with every edge moved `grow` mm outward (negative: inward), corners mitred
+    (bevelled past MITRE_LIMIT)."""
+    if not grow:
+        return list(points)
+    if area(points) < 0:
+        points = points[::-1]
+    count, out = len(points), []
+    for index in range(count):
+        before, here, after = points[index - 1], points[index], points[(index + 1) % count]
+        n0, n1 = _normal(before, here), _normal(here, after)
+        bisector = (n0[0] + n1[0], n0[1] + n1[1])
+        cos_half = math.hypot(*bisector) / 2
+        if cos_half < 1e-9:
+            continue
+        mitre = 1 / cos_half
+        if mitre > MITRE_LIMIT and grow > 0:  # bevel a spike
+            out += [(here[0] + n0[0] * grow, here[1] + n0[1] * grow),
+                    (here[0] + n1[0] * grow, here[1] + n1[1] * grow)]
+            continue
+        scale = grow * mitre / (2 * cos_half)
+        out.append((here[0] + bisector[0] * scale, here[1] + bisector[1] * scale))
+    return out
+
+
+def _normal(start: Point, end: Point) -> Point:
+    """The outward unit normal of a clockwise polygon's edge (y downwards)."""
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    length = math.hypot(dx, dy) or 1
+    return dy / length, -dx / length
+
+
+def contains(points: list[Point], point: Point) -> bool:
+    """Whether a polygon holds a point (even-odd)."""
+    x, y = point
+    inside = False
+    for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1], strict=True):
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    return inside
+
+
+def distance(points: list[Point], point: Point) -> float:
+    """How far a point lies from a polygon's outline."""
+    return min(_to_segment(point, a, b) for a, b in zip(points, points[1:] + points[:1],
+                                                         strict=True))
+
+
+def _to_segment(point: Point, start: Point, end: Point) -> float:
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    length = dx * dx + dy * dy
+    t = 0.0 if not length else max(0.0, min(1.0, ((point[0] - start[0]) * dx
+                                                  + (point[1] - start[1]) * dy) / length))
+    return math.dist(point, (start[0] + t * dx, start[1] + t * dy))
+
+
+def outside_mm(shape: Shape, width: float, height: float, inset: float,
+               box: tuple[float, float, float, float]) -> float:
+    """How far a box (left, top, right, bottom, mm in the cut box) reaches outside the shape
+    shrunk by `inset` mm: 0 when inside. Its edges are tested every SAMPLE_MM."""
+    zone = outline(shape, width, height, -inset)
+    left, top, right, bottom = box
+    worst = 0.0
+    for x, y in _edge_points(left, top, right, bottom):
+        if not contains(zone, (x, y)):
+            worst = max(worst, distance(zone, (x, y)))
+    return worst
+
+
+def _edge_points(left: float, top: float, right: float, bottom: float) -> list[Point]:
+    """Points along a box's four edges, corners included, at most SAMPLE_MM apart."""
+    across = max(1, math.ceil((right - left) / SAMPLE_MM))
+    down = max(1, math.ceil((bottom - top) / SAMPLE_MM))
+    xs = [left + (right - left) * step / across for step in range(across + 1)]
+    ys = [top + (bottom - top) * step / down for step in range(down + 1)]
+    return ([(x, top) for x in xs] + [(x, bottom) for x in xs]
+            + [(left, y) for y in ys] + [(right, y) for y in ys])
+
+
+def svg_path(shape: Shape, width: float, height: float, grow: float = 0,
+             at: Point = (0, 0)) -> str:
+    """The outline as SVG path data in mm, its cut box's top left corner at `at`: true arcs
+    for a circle and rounded corners, straight edges for the rest."""
+    x0, y0 = at
+    if shape.kind == "circle":
+        rx, ry = width / 2 + grow, height / 2 + grow
+        cx, cy = x0 + width / 2, y0 + height / 2
+        return (f"M{_n(cx - rx)} {_n(cy)}A{_n(rx)} {_n(ry)} 0 1 1 {_n(cx + rx)} {_n(cy)}"
+                f"A{_n(rx)} {_n(ry)} 0 1 1 {_n(cx - rx)} {_n(cy)}Z")
+    if shape.kind == "rounded" and shape.radius + grow > 0:
+        r = shape.radius + grow
+        left, top, right, bottom = x0 - grow, y0 - grow, x0 + width + grow, y0 + height + grow
+        arc = f"A{_n(r)} {_n(r)} 0 0 1 "
+        return (f"M{_n(left + r)} {_n(top)}H{_n(right - r)}{arc}{_n(right)} {_n(top + r)}"
+                f"V{_n(bottom - r)}{arc}{_n(right - r)} {_n(bottom)}H{_n(left + r)}"
+                f"{arc}{_n(left)} {_n(bottom - r)}V{_n(top + r)}{arc}{_n(left + r)} {_n(top)}Z")
+    points = outline(RECT if shape.kind == "rounded" else shape, width, height, grow)
+    return "M" + "L".join(f"{_n(x0 + x)} {_n(y0 + y)}" for x, y in points) + "Z"
+
+
+def _n(value: float) -> str:
+    """A length as SVG writes it: three decimals at most."""
+    return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+
+
+def svg_shape(data: bytes, source: str) -> Shape:
+    """A pack's SVG outline: its largest closed path, scaled to fill the piece's cut box;
+    ValueError saying what is wrong with the file."""
+    from fontTools.svgLib import SVGPath
+
+    try:
+        drawing = SVGPath.fromstring(data)
+    except Exception as exc:  # noqa: BLE001 - any parse failure is the file's
+        raise ValueError(f"is not an SVG file ({exc})") from None
+    pen = _FlatPen()
+    try:
+        drawing.draw(pen)
+    except Exception as exc:  # noqa: BLE001 - a path the parser cannot follow
+        raise ValueError(f"has a path that cannot be read ({exc})") from None
+    closed = [points for points, shut in pen.contours if shut and len(points) >= 3]
+    if not closed:
+        raise ValueError("has no closed path: the outline must be one <path> ending in Z")
+    largest = max(closed, key=lambda points: abs(area(points)))
+    xs, ys = [x for x, _ in largest], [y for _, y in largest]
+    width, height = max(xs) - min(xs), max(ys) - min(ys)
+    if width <= 0 or height <= 0 or abs(area(largest)) < 1e-6 * width * height:
+        raise ValueError("has a closed path with no area")
+    unit = [((x - min(xs)) / width, (y - min(ys)) / height) for x, y in largest]
+    if area(unit) < 0:
+        unit.reverse()
+    return Shape("path", points=tuple((round(x, 6), round(y, 6)) for x, y in unit),
+                 source=source)
+
+
+class _FlatPen:
+    """A fontTools pen that keeps each contour as straight segments."""
+
+    def __init__(self) -> None:
+        self.contours: list[tuple[list[Point], bool]] = []
+        self.points: list[Point] = []
+
+    def moveTo(self, point: Point) -> None:  # noqa: N802 - the pen protocol's names
+        self._end(False)
+        self.points = [point]
+
+    def lineTo(self, point: Point) -> None:  # noqa: N802
+        self.points.append(point)
+
+    def curveTo(self, *points: Point) -> None:  # noqa: N802
+        start = self.points[-1]
+        for c1, c2, end in _cubics(start, points):
+            for step in range(1, CURVE_STEPS + 1):
+                t = step / CURVE_STEPS
+                u = 1 - t
+                self.points.append(tuple(  # type: ignore[arg-type]
+                    u ** 3 * a + 3 * u * u * t * b + 3 * u * t * t * c + t ** 3 * d
+                    for a, b, c, d in zip(start, c1, c2, end, strict=True)))
+            start = end
+
+    def qCurveTo(self, *points: Point) -> None:  # noqa: N802
+        start = self.points[-1]
+        controls, end = points[:-1], points[-1]
+        for index, control in enumerate(controls):  # implied on-curve points between controls
+            stop = end if index == len(controls) - 1 else (
+                (control[0] + controls[index + 1][0]) / 2,
+                (control[1] + controls[index + 1][1]) / 2)
+            for step in range(1, CURVE_STEPS + 1):
+                t = step / CURVE_STEPS
+                u = 1 - t
+                self.points.append((u * u * start[0] + 2 * u * t * control[0] + t * t * stop[0],
+                                    u * u * start[1] + 2 * u * t * control[1] + t * t * stop[1]))
+            start = stop
+
+    def closePath(self) -> None:  # noqa: N802
+        self._end(True)
+
+    def endPath(self) -> None:  # noqa: N802
+        self._end(False)
+
+    def _end(self, shut: bool) -> None:
+        if self.points:
+            self.contours.append((_deduplicated(self.points), shut))
+        self.points = []
+
+
+def _cubics(start: Point, points: tuple[Point, ...]) -> list[tuple[Point, Point, Point]]:
+    """A pen's curveTo points as cubic segments (two controls and an end each)."""
+    if len(points) == 3:
+        return [(points[0], points[1], points[2])]
+    from fontTools.pens.basePen import decomposeSuperBezierSegment
+
+    return decomposeSuperBezierSegment(list(points))
