@@ -144,6 +144,9 @@ CODES: dict[str, Code] = {
                  "does not sell (it names the nearest size the shop sells)"),
     "E112": Code("error", "a page nests its elements too deeply to lay out or draw (an SVG's "
                  "groups within groups, say)"),
+    "E113": Code("error", "a deck's or size's `shape:` or `corners:` cannot be a cut line: an "
+                 "unknown word, a length that is not mm, corners on a circle, or an .svg outline "
+                 "with no closed path"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }
