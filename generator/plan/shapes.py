@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass
 
-Point = tuple[float, float]
+from ..text.fonts import Point, svg_contours
 
 KINDS = ("rect", "rounded", "circle", "hex", "path")
 ARC_STEPS = 96  # segments of a full circle when an outline is drawn as a polygon (0.01 mm off
@@ -255,18 +255,8 @@ def _n(value: float) -> str:
 def svg_shape(data: bytes, source: str) -> Shape:
     """A pack's SVG outline: its largest closed path, scaled to fill the piece's cut box;
     ValueError saying what is wrong with the file."""
-    from fontTools.svgLib import SVGPath
-
-    try:
-        drawing = SVGPath.fromstring(data)
-    except Exception as exc:  # noqa: BLE001 - any parse failure is the file's
-        raise ValueError(f"is not an SVG file ({exc})") from None
-    pen = _FlatPen()
-    try:
-        drawing.draw(pen)
-    except Exception as exc:  # noqa: BLE001 - a path the parser cannot follow
-        raise ValueError(f"has a path that cannot be read ({exc})") from None
-    closed = [points for points, shut in pen.contours if shut and len(points) >= 3]
+    closed = [_deduplicated(points) for points, shut in svg_contours(data, CURVE_STEPS)
+              if shut and len(points) >= 3]
     if not closed:
         raise ValueError("has no closed path: the outline must be one <path> ending in Z")
     largest = max(closed, key=lambda points: abs(area(points)))
@@ -279,63 +269,3 @@ def svg_shape(data: bytes, source: str) -> Shape:
         unit.reverse()
     return Shape("path", points=tuple((round(x, 6), round(y, 6)) for x, y in unit),
                  source=source)
-
-
-class _FlatPen:
-    """A fontTools pen that keeps each contour as straight segments."""
-
-    def __init__(self) -> None:
-        self.contours: list[tuple[list[Point], bool]] = []
-        self.points: list[Point] = []
-
-    def moveTo(self, point: Point) -> None:  # noqa: N802 - the pen protocol's names
-        self._end(False)
-        self.points = [point]
-
-    def lineTo(self, point: Point) -> None:  # noqa: N802
-        self.points.append(point)
-
-    def curveTo(self, *points: Point) -> None:  # noqa: N802
-        start = self.points[-1]
-        for c1, c2, end in _cubics(start, points):
-            for step in range(1, CURVE_STEPS + 1):
-                t = step / CURVE_STEPS
-                u = 1 - t
-                self.points.append(tuple(  # type: ignore[arg-type]
-                    u ** 3 * a + 3 * u * u * t * b + 3 * u * t * t * c + t ** 3 * d
-                    for a, b, c, d in zip(start, c1, c2, end, strict=True)))
-            start = end
-
-    def qCurveTo(self, *points: Point) -> None:  # noqa: N802
-        start = self.points[-1]
-        controls, end = points[:-1], points[-1]
-        for index, control in enumerate(controls):  # implied on-curve points between controls
-            stop = end if index == len(controls) - 1 else (
-                (control[0] + controls[index + 1][0]) / 2,
-                (control[1] + controls[index + 1][1]) / 2)
-            for step in range(1, CURVE_STEPS + 1):
-                t = step / CURVE_STEPS
-                u = 1 - t
-                self.points.append((u * u * start[0] + 2 * u * t * control[0] + t * t * stop[0],
-                                    u * u * start[1] + 2 * u * t * control[1] + t * t * stop[1]))
-            start = stop
-
-    def closePath(self) -> None:  # noqa: N802
-        self._end(True)
-
-    def endPath(self) -> None:  # noqa: N802
-        self._end(False)
-
-    def _end(self, shut: bool) -> None:
-        if self.points:
-            self.contours.append((_deduplicated(self.points), shut))
-        self.points = []
-
-
-def _cubics(start: Point, points: tuple[Point, ...]) -> list[tuple[Point, Point, Point]]:
-    """A pen's curveTo points as cubic segments (two controls and an end each)."""
-    if len(points) == 3:
-        return [(points[0], points[1], points[2])]
-    from fontTools.pens.basePen import decomposeSuperBezierSegment
-
-    return decomposeSuperBezierSegment(list(points))
