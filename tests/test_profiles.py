@@ -213,7 +213,7 @@ def test_a_packs_own_profile_is_found_by_name(packs: Path, tmp_path: Path,
     profiles.mkdir()
     (profiles / "corner.yaml").write_text(SHOP, "utf-8")
     assert set(profile_files(packs / "mini")) == {"generic", "tgc", "mpc", "drivethru",
-                                                   "corner"}
+                                                   "cutcontour", "corner"}
     folder = _export(packs, tmp_path, pool=pool, profile="corner")
     assert sorted(path.name for path in folder.glob("*.png")) == [
         "spells-S1-front.png", "spells-S2-front.png", "spells-S3-front.png",
@@ -221,8 +221,8 @@ def test_a_packs_own_profile_is_found_by_name(packs: Path, tmp_path: Path,
     assert Image.open(folder / "spells-S1-front.png").size == (266, 366)
     with pytest.raises(PnpError) as caught:
         _export(packs, tmp_path, profile="nowhere")
-    assert str(caught.value) == ("--profile nowhere: no such profile (there are: drivethru, "
-                                 "generic, mpc, tgc, corner; a pack's own goes in "
+    assert str(caught.value) == ("--profile nowhere: no such profile (there are: cutcontour, "
+                                 "drivethru, generic, mpc, tgc, corner; a pack's own goes in "
                                  "<pack>/profiles/<name>.yaml)")
 
 
@@ -239,8 +239,8 @@ def test_a_packs_own_profile_is_found_by_name(packs: Path, tmp_path: Path,
     ("page_orders: [back-front, fronts-backs]", "page_orders: [sideways]", 4,
      "page_orders is a list of front-back, back-front, fronts-backs"),
     ("title: Corner Shop", "title: Corner Shop\ncolor: CMYK", 2,
-     "unknown key 'color' (a profile takes: bleed, colour, dpi, max_ink, naming, page_orders, "
-     "safe, sizes, standard, title)"),
+     "unknown key 'color' (a profile takes: bleed, colour, die_line, dpi, max_ink, naming, "
+     "page_orders, safe, sizes, standard, title)"),
     ("sizes:", "sizes: [", 8, "YAML syntax: while parsing a flow sequence did not find "
      "expected ',' or ']'"),
 ])

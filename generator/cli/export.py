@@ -53,8 +53,10 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                         "generic (any size, cut + print.yaml bleed at --dpi), tgc (The Game "
                         "Crafter), mpc (MakePlayingCards), drivethru (DriveThruCards: each "
                         "back page before its front, 1/8 in bleed, CMYK PDF/X-1a, ink <= 240 "
-                        "%%); a deck of a size the shop does not sell is left out, with a "
-                        "warning (default: generic)")
+                        "%%), cutcontour (a print-and-cut shop: any size, each piece's cut "
+                        "outline stroked in the CutContour spot colour for its cutter); a deck "
+                        "of a size the shop does not sell is left out, with a warning "
+                        "(default: generic)")
     export.add_argument("--decks", metavar="A,B", default=None, help="export only these decks "
                         "(their ids, comma-separated; default: every deck)")
     export.add_argument("--dpi", type=float, default=300, help="for a profile of no dpi of "

@@ -1,5 +1,7 @@
 """Per-card images (`pnp export --to images`): every distinct face and back an image at its
-profile's pixel size, with bleed on every edge, listed with its card's name and copies.
+profile's pixel size, with bleed on every edge, listed with its card's name and copies. A PNG
+of a shaped piece (a circle, a hex, rounded corners, an SVG outline) is transparent outside
+its shape grown by the bleed; a JPEG, which has no transparency, keeps the whole rectangle.
 
 The faces are those every output draws from (faces.py); each is rendered off the top of its
 page in its faces part, so nothing is laid out a second time. A rendered image is kept in the
@@ -24,12 +26,14 @@ from ..pipeline.execute import Assembled
 from ..plan.geometry import MIN_DPI, Box
 from ..plan.parts import LaidOut, code_digest
 from ..plan.render import Face
+from ..plan.shapes import RECT, Shape, outline
 from ..text.icons import as_text
 from .base import ExportKind, Side
 from .preflight import Inspection, missing_bleed
 from .profiles import Pixels
 
 MAX_PIXELS = 60_000_000  # one image, ~240 MB as drawn (a 500 x 400 mm board at 300 dpi: 28)
+SUPERSAMPLE = 4  # a shape's mask is drawn this many times sharper, then shrunk: a smooth edge
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ class ImagesExport(ExportKind):
             assert pixels is not None  # left out by the kind otherwise
             if side.face not in named:
                 named[side.face] = self.file_name(side)
-                data = self.image(side.face, pixels, bleed=True)
+                data = self.image(side.face, pixels, bleed=True, shape=self.shape(side.deck))
                 files[named[side.face]] = data
                 self.inspect(side, named[side.face], data, pixels)
             rows.append(Listed(named[side.face], side.deck.spec.id, side.card.id,
@@ -133,6 +137,10 @@ class ImagesExport(ExportKind):
         laid = self.laid[where.part.key]
         return laid.pdf, laid.anchors[face_anchor(key)], where.size, laid
 
+    def shape(self, deck: Deck) -> Shape:
+        """The shape a deck's pieces are cut to."""
+        return self.job.geometry.shape(deck.spec.size, deck.shape)
+
     def picture(self, face: Face, pixels: Pixels, bleed: bool) -> Any:
         """A face drawn at exactly `pixels`, with its bleed or cut at the card's edge, from the
         cache when drawn before from the same face and files."""
@@ -141,23 +149,31 @@ class ImagesExport(ExportKind):
         data = self._cached(face, pixels, bleed, "png")
         return Image.open(io.BytesIO(data)).convert("RGB")
 
-    def image(self, face: Face, pixels: Pixels, bleed: bool) -> bytes:
-        """A face's image file in the chosen format, from the cache when drawn before."""
-        return self._cached(face, pixels, bleed, self.settings.image_format)
+    def image(self, face: Face, pixels: Pixels, bleed: bool, shape: Shape = RECT) -> bytes:
+        """A face's image file in the chosen format, from the cache when drawn before; a PNG
+        transparent outside `shape` (grown by the bleed when drawn with it)."""
+        return self._cached(face, pixels, bleed, self.settings.image_format, shape)
 
-    def _cached(self, face: Face, pixels: Pixels, bleed: bool, image_format: str) -> bytes:
-        """A face's image, drawn once for the same face, files, size and format."""
+    def _cached(self, face: Face, pixels: Pixels, bleed: bool, image_format: str,
+                shape: Shape = RECT) -> bytes:
+        """A face's image, drawn once for the same face, files, size, format and shape."""
         pdf, page, size, laid = self.face_page(face)
         edge = self.job.geometry.bleed
         box = (0.0, 0.0, size.width, size.height) if bleed else \
             (edge, edge, size.width - 2 * edge, size.height - 2 * edge)
+        shaped = image_format == "png" and not shape.square
         key = hashlib.sha256(json.dumps([code_digest(), str(face.html), laid.files, pixels, box,
-                                         image_format, self._dpi()]).encode()).hexdigest()
+                                         image_format, self._dpi()]
+                                        + ([repr(shape)] if shaped else [])).encode()).hexdigest()
         self.kept.append(key)
 
         def drawn() -> bytes:
             self.rendered += 1
-            return encode(draw(pdf, page, box, pixels), image_format, self._dpi())
+            picture = draw(pdf, page, box, pixels)
+            if shaped:
+                picture = cut_out(picture, shape, (size.width - 2 * edge,
+                                                   size.height - 2 * edge), edge if bleed else 0)
+            return encode(picture, image_format, self._dpi())
 
         if self.cache is None:
             return drawn()
@@ -171,10 +187,12 @@ class ImagesExport(ExportKind):
 
         picture = Image.open(io.BytesIO(data))
         pixels = picture.size
-        bleed_px = round(self.job.geometry.bleed * pixels[0] / self.face_page(side.face)[2].width)
-        self.inspected.append(self.inspection(side, file, pixels, expected,
-                                              colour or picture.mode,
-                                              missing_bleed(picture.convert("RGB"), bleed_px)))
+        bled, bleed = self.face_page(side.face)[2], self.job.geometry.bleed
+        bleed_px = round(bleed * pixels[0] / bled.width)
+        self.inspected.append(self.inspection(
+            side, file, pixels, expected, colour or _colour(picture.mode),
+            missing_bleed(picture.convert("RGB"), bleed_px, self.shape(side.deck),
+                          (bled.width - 2 * bleed, bled.height - 2 * bleed))))
 
     def inspection(self, side: Side, file: str, pixels: Pixels | None, expected: Pixels | None,
                    colour: str, missing: list[str] | None) -> Inspection:
@@ -189,6 +207,27 @@ class ImagesExport(ExportKind):
         """The text sizes, fonts and images of a face as laid out."""
         pdf, page, size, _ = self.face_page(face)
         return inspect(pdf, page, (size.width, size.height))
+
+
+def cut_out(picture: Any, shape: Shape, cut: tuple[float, float], margin: float) -> Any:
+    """An RGB picture of a piece's `cut` box (mm) and `margin` mm round it, made transparent
+    outside its shape grown by the margin: alpha 0 outside, 255 inside, smooth at the edge."""
+    from PIL import Image, ImageDraw
+
+    width, height = picture.size
+    scale_x = width * SUPERSAMPLE / (cut[0] + 2 * margin)
+    scale_y = height * SUPERSAMPLE / (cut[1] + 2 * margin)
+    mask = Image.new("L", (width * SUPERSAMPLE, height * SUPERSAMPLE), 0)
+    ImageDraw.Draw(mask).polygon([((x + margin) * scale_x, (y + margin) * scale_y) for x, y in
+                                  outline(shape, cut[0], cut[1], margin)], fill=255)
+    shaped = picture.convert("RGBA")
+    shaped.putalpha(mask.resize((width, height), Image.Resampling.BOX))
+    return shaped
+
+
+def _colour(mode: str) -> str:
+    """An image's colour space as the preflight names it: RGB with or without its alpha."""
+    return "RGB" if mode == "RGBA" else mode
 
 
 def _csv(rows: list[dict[str, Any]]) -> bytes:

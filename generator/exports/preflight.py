@@ -1,7 +1,8 @@
 """The preflight report of an export: what a print shop checks before it prints, card side by
 card side: bleed on every edge, the dpi of raster images, the smallest text, embedded fonts,
 the colour space and the pixel size a profile asks for, and that the card just inside the cut
-is the colour of the bleed beside it; for a print-shop PDF, each read off the file written
+is the colour of the bleed beside it (for a shaped piece, along its cut line: the ring between
+the cut outline and its bleed outline); for a print-shop PDF, each read off the file written
 (its images, text and fonts, page boxes and total ink), not off the faces it was made from.
 Printed, and written as JSON; each failure is a finding at the card it is about."""
 
@@ -14,6 +15,7 @@ from typing import Any
 from PIL import Image, ImageStat
 
 from ..check.findings import Finding
+from ..plan.shapes import RECT, Point, Shape, along
 
 Colour = tuple[int, int, int]
 
@@ -135,18 +137,82 @@ def _size(pixels: tuple[int, int] | None) -> str:
     return f"{pixels[0]} x {pixels[1]}" if pixels else "no"
 
 
-def missing_bleed(picture: Image.Image, bleed: int) -> list[str]:
+def missing_bleed(picture: Image.Image, bleed: int, shape: Shape = RECT,
+                  cut: tuple[float, float] = (0, 0)) -> list[str]:
     """What is wrong with the bleed of an RGB card side drawn with `bleed` px of it: each edge
     printed on at the cut line whose bleed was left white, by name, then each other edge whose
     card about 1 mm inside the cut is another colour than its bleed, as `edge: #inside inside,
-    #bleed in the bleed`."""
+    #bleed in the bleed`. A shaped piece (its `cut` box in mm) is read along its outline, each
+    side of it the part whose outward normal points that way."""
     width, height = picture.size
     if bleed < 2 or width <= 4 * bleed or height <= 4 * bleed:
         return []
-    missing = _white_bleed(picture, bleed)
+    if shape.square:
+        missing = _white_bleed(picture, bleed)
+        beside = _beside_the_cut(picture, bleed)
+    else:
+        ring = _Ring(picture, bleed, shape, cut)
+        missing, beside = ring.white_bleed(), ring.beside_the_cut()
     return missing + [f"{edge}: {_hex(inside)} inside, {_hex(outside)} in the bleed"
-                      for edge, (inside, outside) in _beside_the_cut(picture, bleed).items()
+                      for edge, (inside, outside) in beside.items()
                       if edge not in missing and _apart(inside, outside) > DRIFT]
+
+
+class _Ring:
+    """A shaped piece's pixels read along its cut line, `bleed` px out into its bleed and in
+    across it, side by side (top, bottom, left, right by the outline's outward normal)."""
+
+    def __init__(self, picture: Image.Image, bleed: int, shape: Shape,
+                 cut: tuple[float, float]) -> None:
+        self.picture, self.bleed = picture, bleed
+        width, height = picture.size
+        self.scale = ((width - 2 * bleed) / cut[0], (height - 2 * bleed) / cut[1])
+        spacing = 1 / min(self.scale)  # a sample a pixel
+        self.sides: dict[str, list[tuple[Point, Point]]] = {}
+        for point, normal in along(shape, cut[0], cut[1], spacing):
+            self.sides.setdefault(_side(normal), []).append((point, normal))
+
+    def row(self, side: str, out: float) -> Image.Image:
+        """The pixels `out` px outside the cut line (negative: inside) along a side, as a row."""
+        width, height = self.picture.size
+        pixels = []
+        for (x, y), (nx, ny) in self.sides[side]:
+            px = self.bleed + x * self.scale[0] + nx * out
+            py = self.bleed + y * self.scale[1] + ny * out
+            pixels.append(self.picture.getpixel((min(max(int(px), 0), width - 1),
+                                                 min(max(int(py), 0), height - 1))))
+        row = Image.new("RGB", (len(pixels), 1))
+        row.putdata(pixels)
+        return row
+
+    def white_bleed(self) -> list[str]:
+        """The sides printed on at the cut line whose bleed's outermost pixels are paper."""
+        deep = max(2, self.bleed // 3)  # as _white_bleed: a band just inside the cut
+        return [side for side in _SIDES if side in self.sides
+                and sum(_distance(self.row(side, -0.5 - step)) for step in range(deep)) / deep
+                > INKED and _distance(self.row(side, self.bleed - 0.5)) < PAPER]
+
+    def beside_the_cut(self) -> dict[str, tuple[Colour, Colour]]:
+        """Each side's colour about 1 mm inside the cut and its bleed's halfway out, as
+        _beside_the_cut reads a rectangle's."""
+        bleed, found = self.bleed, {}
+        for side in (side for side in _SIDES if side in self.sides):
+            outside = _median(self.row(side, bleed - bleed // 2 - 0.5))
+            found[side] = min((_median(self.row(side, -0.5 - at))
+                               for at in range(bleed // 4, bleed // 2)),
+                              key=lambda colour: _apart(colour, outside)), outside
+        return found
+
+
+_SIDES = ("top", "bottom", "left", "right")
+
+
+def _side(normal: Point) -> str:
+    """Which side of a piece an outward normal points from (y downwards)."""
+    nx, ny = normal
+    if abs(ny) >= abs(nx):
+        return "top" if ny < 0 else "bottom"
+    return "left" if nx < 0 else "right"
 
 
 def _white_bleed(picture: Image.Image, bleed: int) -> list[str]:

@@ -1,7 +1,10 @@
 """Print-shop files (`pnp export --to printshop`): a PDF a deck, one card side a page at its cut
 size plus the profile's bleed, TrimBox and BleedBox set, each copy a page in the profile's
 page order (each front then its back, each back then its front, or every front then every
-back); crop marks in a slug round the bleed only when asked for.
+back); crop marks in a slug round the bleed only when asked for. When the profile asks for a
+die line, each shaped piece's page (every page, if it asks for rectangles too) carries its cut
+outline as a path stroked in the profile's spot colour, for a print-and-cut shop's cutter: on a
+layer of its own in an RGB file; without one in a CMYK file, PDF/X-1a (PDF 1.3) having none.
 
 With `--cmyk` the file is converted to CMYK within an ink limit (pdf/cmyk.py, then
 Ghostscript: ghostscript.py), which says what standard the result meets; otherwise it stays RGB,
@@ -18,12 +21,13 @@ from markupsafe import Markup
 from ..check.findings import Finding, counted, display_path, listed
 from ..outputs.base import Document, File
 from ..pack.load import Deck
-from ..pdf.assemble import MM, SIMPLEX, print_boxes
+from ..pdf.assemble import MM, SIMPLEX, die_lines, print_boxes
 from ..pdf.raster import draw_pages, inspect
 from ..pipeline.execute import Assembled
 from ..plan.geometry import Box
 from ..plan.parts import Part
 from ..plan.render import Face
+from ..plan.shapes import Point, outline
 from .base import Side
 from .images import MAX_PIXELS, ImagesExport
 from .preflight import MAX_INK, missing_bleed
@@ -175,11 +179,12 @@ class PrintshopExport(ImagesExport):
             dpi = min(PREVIEW_DPI, 25.4 * (MAX_PIXELS / (card.width * card.height)) ** 0.5)
             preview = (max(1, round(card.width / 25.4 * dpi)),
                        max(1, round(card.height / 25.4 * dpi)))
+            bleed = self.job.geometry.bleed
             missing = missing_bleed(self.picture(side.face, preview, bleed=True),
-                                    round(self.job.geometry.bleed / 25.4 * dpi))
+                                    round(bleed / 25.4 * dpi), self.shape(side.deck),
+                                    (card.width - 2 * bleed, card.height - 2 * bleed))
             page_box = (card.width + 2 * self._room(), card.height + 2 * self._room())
             written = inspect(boxed, number, page_box)
-            bleed = self.job.geometry.bleed
             laid_out = self.inspection(side, f"{document.file} p. {number + 1}", None, None,
                                        colour, missing)
             self.inspected.append(replace(
@@ -192,7 +197,31 @@ class PrintshopExport(ImagesExport):
                 ink=inks[number] if inks else None, max_ink=self.ink_limit(),
                 page_order=self.profile.order(self.settings.backs_last),
                 misplaced=tuple(misplaced.get(id(side.face), ()))))
-        return [File(document.file, boxed)]
+        return [File(document.file, self._die_lines(document.file, boxed, colour))]
+
+    def _die_lines(self, file: str, pdf: bytes, colour: str) -> bytes:
+        """The file with the die line its profile asks for, drawn once every other check has
+        read it (it is cut, not printed: no ink, no page compared); as it was otherwise."""
+        die = self.profile.die_line
+        if die is None:
+            return pdf
+        outlines = [self._cut_path(side.deck) if die.rectangles or not
+                    self.shape(side.deck).square else None for side in self.order[file]]
+        drawn = sum(1 for points in outlines if points)
+        if not drawn:
+            return pdf
+        layer = colour == "RGB"
+        self.notes.append(f"{file}: a {die.spot} die line on {counted(drawn, 'page')}, "
+                          + ("on a layer of its own" if layer else "without a layer (a CMYK "
+                             "file is PDF 1.3, PDF/X-1a, which has no optional content)"))
+        return die_lines(pdf, outlines, die.spot, die.width_pt, die.alternate, layer)
+
+    def _cut_path(self, deck: Deck) -> list[Point]:
+        """A deck's cut outline on its print-shop page, mm from the page's top left corner."""
+        size, edge = self.job.geometry.sizes[deck.spec.size], self._room() + \
+            self.job.geometry.bleed
+        return [(x + edge, y + edge) for x, y in outline(self.shape(deck), size.width,
+                                                         size.height)]
 
     def _misplaced(self, file: str, pdf: bytes) -> dict[int, list[int]]:
         """The pages of the written file that look more like their card's other side than the

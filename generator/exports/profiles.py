@@ -1,6 +1,7 @@
 """Export profiles: what a print shop takes, as data (templates/profiles/<name>.yaml, or a
 pack's own <pack>/profiles/<name>.yaml): the card sizes it sells with their exact pixel sizes,
-bleed, safe zone, page order, colour and ink limit, and how files are named. Read without
+bleed, safe zone, page order, colour and ink limit, how files are named, and the die line a
+print-and-cut shop's cutter follows. Read without
 loading the exports, for the command line."""
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ DEFAULT_NAMING = {"image": "{deck}/{number}-{card}-{side}", "back": "{deck}/back
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 _PATTERN = re.compile(r"(?:[\w.-]|\{\w+\})+(?:/(?:[\w.-]|\{\w+\})+)*")
 _KEYS = {"title", "dpi", "bleed", "safe", "page_orders", "colour", "standard", "max_ink",
-         "naming", "sizes"}
+         "naming", "sizes", "die_line"}
+_DIE_KEYS = {"spot", "width_pt", "alternate", "rectangles"}
+_SPOT = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,62}")  # a spot colour's name, a PDF name as is
 Pixels = tuple[int, int]
 
 
@@ -47,11 +50,23 @@ class ShopSize:
 
 
 @dataclass(frozen=True)
+class DieLine:
+    """The cut path a shop's cutter follows: stroked `width_pt` wide in the spot colour
+    `spot` (shown as the CMYK `alternate`), on every shaped piece, rectangles too when asked."""
+
+    spot: str
+    width_pt: float = 0.25
+    alternate: tuple[float, float, float, float] = (0.0, 1.0, 0.0, 0.0)
+    rectangles: bool = False
+
+
+@dataclass(frozen=True)
 class Profile:
     """What a print shop takes: the sizes it sells (None: any), the dpi (None: --dpi), the
     bleed and safe zone in mm (None: print.yaml's), the page orders it takes (the first its
     own), colour (RGB or CMYK), the PDF standard and total ink limit (percent) it asks for,
-    and the file name patterns; `path` is where it was read."""
+    the file name patterns, and the die line it asks for (None: none); `path` is where it was
+    read."""
 
     name: str
     title: str
@@ -65,6 +80,7 @@ class Profile:
     standard: str | None = None
     max_ink: float | None = None
     naming: tuple[tuple[str, str], ...] = tuple(DEFAULT_NAMING.items())
+    die_line: DieLine | None = None
 
     @property
     def page_order(self) -> str:
@@ -203,10 +219,42 @@ def _parse(path: Path, data: Any) -> Profile:
     naming = _naming(data.get("naming") or {}, refuse)
     sizes = _sizes(data, dpi, bleed, refuse, pixels_checked=not findings)
     title = data.get("title", name)
+    die_line = _die_line(data.get("die_line"), refuse)
     if findings:
         raise PackError(findings)
     return Profile(name, str(title), where, dpi, bleed, safe, sizes, tuple(orders), str(colour),
-                   standard, max_ink, naming)
+                   standard, max_ink, naming, die_line)
+
+
+def _die_line(value: Any, refuse: Any) -> DieLine | None:
+    """The die line a profile asks for: its spot colour's name, stroke width in points, CMYK
+    alternate (each 0 to 1) and whether rectangles get one too; None when not asked."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - _DIE_KEYS or "spot" not in value:
+        refuse(("die_line",), "die_line is {spot: CutContour, width_pt: 0.25, alternate: "
+               "[0, 1, 0, 0], rectangles: false} (keys: " + ", ".join(sorted(_DIE_KEYS))
+               + "; spot required)")
+        return None
+    spot, width = value["spot"], value.get("width_pt", 0.25)
+    alternate, rectangles = value.get("alternate", [0, 1, 0, 0]), value.get("rectangles", False)
+    if not (isinstance(spot, str) and _SPOT.fullmatch(spot)):
+        refuse(("die_line", "spot"), f"die_line spot is a colour name of letters, digits, - "
+               f"and _, such as CutContour, not {spot!r}")
+    elif isinstance(width, bool) or not isinstance(width, int | float) or \
+            not 0.01 <= width <= 5:
+        refuse(("die_line", "width_pt"), f"die_line width_pt is 0.01 to 5 points, not {width!r}")
+    elif not (isinstance(alternate, list) and len(alternate) == 4 and all(
+            isinstance(ink, int | float) and not isinstance(ink, bool) and 0 <= ink <= 1
+            for ink in alternate)):
+        refuse(("die_line", "alternate"), "die_line alternate is the spot's look in CMYK, four "
+               "numbers from 0 to 1, such as [0, 1, 0, 0]")
+    elif not isinstance(rectangles, bool):
+        refuse(("die_line", "rectangles"), "die_line rectangles is true or false")
+    else:
+        cyan, magenta, yellow, black = (float(ink) for ink in alternate)
+        return DieLine(spot, float(width), (cyan, magenta, yellow, black), rectangles)
+    return None
 
 
 def _number(data: Any, key: str, refuse: Any, low: float, high: float) -> float | None:

@@ -9,6 +9,14 @@ card: the back stands for it (`BackIsHidden`). Pieces without a back of their ow
 boards, tracks, double-sided pieces) become custom tiles, a bag of them a deck. Cards are
 drawn at their cut size, without bleed: a virtual table shows the whole image.
 
+Shapes. A TTS card is a rounded rectangle, so a deck of rectangles or rounded rectangles stays
+a deck of cards; a round or hex piece, with a back or not, becomes a custom tile of TTS's
+matching type (TILE_TYPES), its back the tile's bottom image; a piece cut to a pack's SVG
+outline becomes a custom token, which TTS cuts out along its image's transparency (TTS's
+Knowledge Base, Custom Token: "able to 'cut out' the transparency of an image"; a token has
+one image, so such a piece shows its front on both sides). A shaped piece's images are
+transparent outside its shape, the colours kept beneath, whether TTS reads the alpha or not.
+
 Real sizes. TTS sizes a custom card from its sheet cell's shape: at scale 1 a card is 88.9 mm
 (3.5 in, a poker card) tall and as wide as the cell's aspect makes it, so the scale is the
 card's height / 88.9 mm. Sources: an analysis of the Clank Legacy mod's cards (cells of 0.72
@@ -44,6 +52,7 @@ from ..pack.load import Deck, Game
 from ..pack.schema import CardBase, Section
 from ..pipeline.execute import Assembled
 from ..plan.render import Face
+from ..plan.shapes import Shape
 from ..text.icons import as_text
 from .base import Side
 from .images import ImagesExport
@@ -57,7 +66,13 @@ CARD_DPI = 300  # the sharpest a card is drawn, when a sheet has room
 MM_PER_INCH = 25.4
 CARD_HEIGHT = 88.9  # mm: a card's height at scale 1, its width from its cell's aspect
 TILE_HEIGHT = 1.318 * MM_PER_INCH  # mm: a custom tile's height at scale 1, likewise
-TILE_TYPES = {"square": 0, "hex": 1, "round": 2}  # TTS's CustomTile Type (Box, Hex, Circle)
+# TTS's CustomTile Type by shape kind: Box 0, Hex 1, Circle 2, Rounded 3 (typed-tabletop-
+# simulator, packages/declaration/src/objectData.d.ts `TileType`; TTS's API docs,
+# custom-game-objects.md, list 0-2, and Berserk-Games/Tabletop-Simulator-API PR 160 adds "3
+# for the type" as rounded corners). TTS has one hex tile: pointy and flat hexes both map to it.
+TILE_TYPES = {"rect": 0, "hex": 1, "circle": 2, "rounded": 3}
+TOKEN = "path"  # a pack's SVG outline: a Custom_Token, cut out along its image's alpha
+MERGE_DISTANCE = 15.0  # px: how closely a token's edge follows its image's (TTS's default)
 SAVE = "saved-object.json"
 THUMBNAIL = "saved-object.png"  # TTS keeps a saved object's picture beside it, same name
 THUMBNAIL_SIZE, THUMBNAIL_MARGIN = 256, 11  # px: a square picture, the piece centred in it
@@ -102,7 +117,7 @@ class TtsExport(ImagesExport):
             if not sides:
                 continue
             place = {"posX": round(3.0 * index, 2), "posY": 1.0, "posZ": 0.0}
-            if _is_cards(deck, sides):
+            if _is_cards(deck, sides, self.shape(deck)):
                 sheets = self._sheets(deck, sides, key)
                 key = sheets[-1].key
                 objects.append(self._deck(deck, sides, sheets, files, place))
@@ -221,6 +236,7 @@ class TtsExport(ImagesExport):
         real size and shape (not stretched to a square)."""
         size = self.job.geometry.sizes[deck.spec.size]
         pixels = _cell(size.width, size.height, 1, 1)
+        shape = self.shape(deck)
         named: dict[int, str] = {}
         tiles = []
         game = self.job.game
@@ -228,27 +244,31 @@ class TtsExport(ImagesExport):
             if id(side.face) not in named:
                 named[id(side.face)] = f"{file_part(deck.spec.id)}/{side.number:03d}-" \
                                        f"{file_part(side.card.id)}-{side.side}.png"
-                files[named[id(side.face)]] = self.image(side.face, pixels, bleed=False)
+                files[named[id(side.face)]] = self.image(side.face, pixels, bleed=False,
+                                                        shape=shape)
                 self.inspected.append(self.inspection(side, named[id(side.face)], pixels,
                                                       pixels, "RGB", None))
         for side in sides:
             if side.side != "front":
                 continue
             back = _back_of(sides, side)
+            image: dict[str, Any] = {"ImageURL": self._link(named[id(side.face)])}
+            if shape.kind == TOKEN:
+                image["CustomToken"] = {"Thickness": 0.1, "MergeDistancePixels": MERGE_DISTANCE,
+                                        "StandUp": False, "Stackable": False}
+            else:
+                image.update({"ImageSecondaryURL": self._link(named[id(back)])
+                              if back is not side.face else "", "WidthScale": 0.0,
+                              "CustomTile": {"Type": tile_type(shape), "Thickness": 0.1,
+                                             "Stackable": False, "Stretch": False}})
             for copy in range(side.card.qty):
                 tiles.append({
                     "GUID": _guid(game.name, deck.spec.id, side.card.id, copy),
-                    "Name": "Custom_Tile",
+                    "Name": "Custom_Token" if shape.kind == TOKEN else "Custom_Tile",
                     "Transform": _transform(place, size.height / TILE_HEIGHT, face_down=False),
                     "Nickname": as_text(side.card.name, game.spec.icons),
                     "Description": describe(deck, side.card, game.spec.icons, game),
-                    "CustomImage": {
-                        "ImageURL": self._link(named[id(side.face)]),
-                        "ImageSecondaryURL": self._link(named[id(back)])
-                        if back is not side.face else "",
-                        "WidthScale": 0.0,
-                        "CustomTile": {"Type": tile_type(deck), "Thickness": 0.1,
-                                       "Stackable": False, "Stretch": False}}})
+                    "CustomImage": image})
         return {"GUID": _guid(game.name, deck.spec.id), "Name": "Bag",
                 "Transform": _transform(place, 1.0, face_down=False),
                 "Nickname": deck.spec.name, "Description": "", "ContainedObjects": tiles}
@@ -296,11 +316,10 @@ def grid(width: float, height: float, count: int) -> tuple[int, int]:
                                            -shape[0] * shape[1], -shape[0]))
 
 
-def tile_type(deck: Deck) -> int:
-    """A tiles deck's TTS tile shape. Nothing in a pack declares a piece round or hex yet
-    (issue 32 adds a deck `shape:`; map it through TILE_TYPES here), so every tile is a box
-    of its image's aspect."""
-    return TILE_TYPES["square"]
+def tile_type(shape: Shape) -> int:
+    """The TTS custom tile type of a piece's shape (a pack's SVG outline is a token, not a
+    tile: a box, should it be asked)."""
+    return TILE_TYPES.get(shape.kind, TILE_TYPES["rect"])
 
 
 def zipped(files: dict[str, bytes]) -> bytes:
@@ -316,9 +335,10 @@ def zipped(files: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
-def _is_cards(deck: Deck, sides: list[Side]) -> bool:
-    """Whether a deck goes to the table as cards: each card has a back of its own."""
-    return not deck.spec.double_sided and all(
+def _is_cards(deck: Deck, sides: list[Side], shape: Shape) -> bool:
+    """Whether a deck goes to the table as cards: rectangles (TTS's cards have rounded
+    corners) each with a back of its own."""
+    return shape.kind in ("rect", "rounded") and not deck.spec.double_sided and all(
         any(other.card is side.card and other.side == "back" for other in sides)
         for side in sides if side.side == "front")
 

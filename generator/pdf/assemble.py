@@ -685,6 +685,59 @@ def print_boxes(pdf: bytes, bleed: float, trim: float) -> bytes:
         return _saved(document)
 
 
+DIE_SPACE, DIE_LAYER, DIE_STATE = "/PnpDieSpace", "/PnpDieLayer", "/PnpDieState"
+
+
+def die_lines(pdf: bytes, outlines: list[list[tuple[float, float]] | None], spot: str,
+              width: float, alternate: tuple[float, float, float, float], layer: bool) -> bytes:
+    """A PDF with each page's cut path (`outlines`, a polygon in mm from the page's top left
+    corner, or None for none) stroked `width` pt wide in the Separation colour `spot`, its
+    alternate CMYK `alternate`, overprinting what is under it: a separate vector path a
+    print-and-cut RIP takes as the cutter's, on an optional-content layer named after the
+    spot when `layer` (PDF 1.5 on; PDF/X-1a, PDF 1.3, has no layers). Saved as it was
+    otherwise (no object streams: a PDF 1.3 file stays 1.3)."""
+    import pikepdf
+
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        separation = document.make_indirect(pikepdf.Array([
+            pikepdf.Name.Separation, pikepdf.Name("/" + spot), pikepdf.Name.DeviceCMYK,
+            pikepdf.Dictionary(FunctionType=2, Domain=[0, 1], C0=[0, 0, 0, 0],
+                               C1=list(alternate), N=1)]))
+        state = document.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.ExtGState, OP=True,
+                                                           op=True, OPM=1))
+        group = document.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.OCG, Name=spot))
+        for page, points in zip(document.pages, outlines, strict=True):
+            if not points:
+                continue
+            height = float(page.mediabox[3])
+            path = " ".join(f"{x * MM:.3f} {height - y * MM:.3f} {'m' if index == 0 else 'l'}"
+                            for index, (x, y) in enumerate(points))
+            stroke = f"q {DIE_STATE} gs {DIE_SPACE} CS 1 SCN {width:g} w 0 J 0 j {path} h S Q"
+            if layer:
+                stroke = f"/OC {DIE_LAYER} BDC {stroke} EMC"
+            resources = pikepdf.Dictionary(cast(Mapping[str, Any],
+                                                page.obj.get("/Resources") or {}))
+            for kind, name, value in (("/ColorSpace", DIE_SPACE, separation),
+                                      ("/ExtGState", DIE_STATE, state),
+                                      ("/Properties", DIE_LAYER, group)):
+                if kind != "/Properties" or layer:
+                    entries = pikepdf.Dictionary(cast(Mapping[str, Any],
+                                                      resources.get(kind) or {}))
+                    entries[name] = value
+                    resources[kind] = entries
+            page.obj["/Resources"] = resources
+            page.contents_add(pikepdf.Stream(document, b"q\n"), prepend=True)
+            page.contents_add(pikepdf.Stream(document, f"\nQ\n{stroke}\n".encode()))
+        if layer:
+            document.Root.OCProperties = pikepdf.Dictionary(
+                OCGs=[group], D=pikepdf.Dictionary(Order=[group], ON=[group],
+                                                   Name=spot))
+        buffer = io.BytesIO()
+        document.save(buffer, deterministic_id=True,
+                      object_stream_mode=pikepdf.ObjectStreamMode.preserve)
+        return buffer.getvalue()
+
+
 def _inset(x0: float, y0: float, x1: float, y1: float, by: float) -> list[float]:
     """A rectangle `by` pt inside another, each side rounded to a thousandth of a point."""
     return [round(x0 + by, 3), round(y0 + by, 3), round(x1 - by, 3), round(y1 - by, 3)]

@@ -216,6 +216,23 @@ def outside_mm(shape: Shape, width: float, height: float, inset: float,
     return worst
 
 
+def along(shape: Shape, width: float, height: float,
+          spacing: float = SAMPLE_MM) -> list[tuple[Point, Point]]:
+    """Points along the cut outline at most `spacing` mm apart, each with its outward unit
+    normal: where a ring round the cut line (the bleed outside, the card inside) is sampled."""
+    points = outline(shape, width, height)
+    if area(points) < 0:
+        points = points[::-1]
+    found = []
+    for start, end in zip(points, points[1:] + points[:1], strict=True):
+        normal = _normal(start, end)
+        steps = max(1, math.ceil(math.dist(start, end) / spacing))
+        found += [((start[0] + (end[0] - start[0]) * step / steps,
+                    start[1] + (end[1] - start[1]) * step / steps), normal)
+                  for step in range(steps)]
+    return found
+
+
 def _edge_points(left: float, top: float, right: float, bottom: float) -> list[Point]:
     """Points along a box's four edges, corners included, at most SAMPLE_MM apart."""
     across = max(1, math.ceil((right - left) / SAMPLE_MM))
