@@ -219,3 +219,16 @@ def test_text_past_a_panel_is_told_at_the_box(packs: Path, tmp_path: Path) -> No
     told = [str(finding) for finding in caught.value.findings]
     assert any(message.startswith(f"{game}:{BOX_LINE}: error: E070: box 'b': 'name' runs ")
                and message.endswith("mm past its box (right edge)") for message in told), told
+
+
+def test_missing_art_is_told_at_its_line(packs: Path) -> None:
+    game = boxed(packs, "    decks: [spells]\n    art: art/box.png\n")
+    found = [str(finding) for finding in check("mini", packs).findings]
+    assert found == [f"{game}:{BOX_LINE + 2}: error: E051: box 'b': art 'art/box.png' does "
+                     "not exist"]
+
+
+def test_the_same_pack_gives_the_same_bytes(packs: Path, tmp_path: Path) -> None:
+    boxed(packs, "    decks: [spells]\n    color: '#336699'\n")
+    first = built(packs, tmp_path / "one").read_bytes()
+    assert built(packs, tmp_path / "two").read_bytes() == first
