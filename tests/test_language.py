@@ -184,7 +184,7 @@ def test_an_unknown_word_is_an_error_at_its_line(packs: Path) -> None:
     accepted = ", ".join(sorted(table(FALLBACK)))
     assert found == [f"{game}:13: error: E010: unknown field 'words.drafts' (accepted: "
                      f"{accepted})"]
-    assert accepted.startswith("back, contents, draft, gallery, glue, ")
+    assert accepted.startswith("back, cards, contents, draft, gallery, glue, ")
 
 
 def test_a_language_without_a_table_prints_english_and_says_so(packs: Path,

@@ -147,6 +147,11 @@ CODES: dict[str, Code] = {
     "E113": Code("error", "a deck's or size's `shape:` or `corners:` cannot be a cut line: an "
                  "unknown word, a length that is not mm, corners on a circle, or an .svg outline "
                  "with no closed path"),
+    "W120": Code("warning", "a tuck box's net is larger than the paper's printable room: it "
+                 "prints in two parts, glued along a strip"),
+    "E121": Code("error", "a tuck box cannot be made: it names a deck the game does not have, "
+                 "shares its id with another box, or is too big for the paper even in two "
+                 "parts"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }

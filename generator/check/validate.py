@@ -272,6 +272,10 @@ def _pack_files(game: Game) -> Iterator[tuple[str, str, int, str]]:
         yield game.spec.stylesheet, where, line_of(game.spec_data, ("stylesheet",)), "stylesheet"
     for name, file in game.spec.icons.items():
         yield file, where, line_of(game.spec_data, ("icons", name)), f"icon '{name}':"
+    for index, box in enumerate(game.spec.boxes):
+        if box.art:
+            yield (box.art, where, line_of(game.spec_data, ("boxes", index, "art")),
+                   f"box '{box.id}': art")
     for table_name, table in game.spec.tables.items():
         for key, row in table.items():
             for column, value in row.items():

@@ -870,7 +870,10 @@ def _short(text: str, length: int = 20) -> str:
 
 
 def _subject(source: str) -> str:
-    return f"back '{source[5:]}'" if source.startswith("back:") else f"card '{source}'"
+    """How a message names what a finding is on: a card, a back (`back:<id>`) or a tuck box
+    (`box:<id>`)."""
+    kind, _, name = source.partition(":")
+    return f"{kind} '{name}'" if kind in ("back", "box") and name else f"card '{source}'"
 
 
 def _dpi(box: Any) -> float | None:

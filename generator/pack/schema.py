@@ -164,6 +164,32 @@ class DieSpec(Strict):
                                                           max_length=6)
 
 
+class BoxSpec(Strict):
+    """A tuck box for a deck, or several decks stacked in one: a one-piece net to cut out,
+    fold and glue, its panels drawn by a template."""
+
+    id: Id
+    name: str | None = Field(None, description="the name its panels print; by default its "
+                             "decks' names")
+    decks: list[Id] = Field(min_length=1, max_length=100, description="the decks whose cards "
+                            "it holds, stacked: every copy of every card counts")
+    clearance: float | None = Field(None, ge=0, le=20, allow_inf_nan=False, description="mm "
+                                    "added to the cards' width, height and stack; by default "
+                                    "templates/print.yaml's `box: clearance` (1 mm)")
+    thickness: float | None = Field(None, gt=0, le=5, allow_inf_nan=False, description="mm a "
+                                    "card adds to the stack; by default templates/print.yaml's "
+                                    "`box: card_thickness` (0.3 mm, unsleeved 300 gsm card)")
+    depth: float | None = Field(None, gt=0, le=300, allow_inf_nan=False, description="the "
+                                "inside's depth in mm, instead of the one the cards give")
+    template: str = Field("box", description="the panels' template, "
+                          "`templates/cards/<template>.html.j2`, the pack's own first")
+    color: Color | None = Field(None, description="the colour every panel is painted, bleed "
+                                "included; by default the palette's `paper`, else white")
+    art: str | None = Field(None, description="an image in the pack the template may print "
+                            "(the shared one puts it on the front)")
+    count: int = Field(1, ge=1, le=100, description="how many of this box to print")
+
+
 class ComponentSpec(Strict):
     """One line of the component list the rulebook states, and what in the pack prints it."""
 
@@ -293,6 +319,8 @@ class GameSpec(Strict):
     rules: str | None = Field(None, description="the pack's rules data file, quoted as {path}")
     sizes: dict[str, SizeSpec] = {}
     dice: list[DieSpec] = []
+    boxes: list[BoxSpec] = Field([], description="tuck boxes for the decks "
+                                 "(`boxes-<paper>.pdf`)")
     components: list[ComponentSpec] = Field([], description="the rulebook's component list")
     rulebook: RulebookSpec = RulebookSpec()
     typography: TypographySpec = Field(TypographySpec(), description="`{quotes: smart}` sets "

@@ -96,6 +96,10 @@ def sites(game: Game) -> dict[str, Site]:
         first.setdefault(back.template, line)
         found[f"back:{back_id}"] = Site(where, line, f"backs (template cards/{back.template}"
                                         ".html.j2)", where, first[back.template])
+    for index, box in enumerate(game.spec.boxes):
+        line = line_of(game.spec_data, ("boxes", index))
+        found[f"box:{box.id}"] = Site(where, line, f"box '{box.id}' (template cards/"
+                                      f"{box.template}.html.j2)", where, line)
     for index, deck in enumerate(game.decks):
         group = f"deck '{deck.spec.id}' (template cards/{deck.spec.template}.html.j2)"
         line = line_of(game.spec_data, ("decks", index, "template"))

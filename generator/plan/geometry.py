@@ -92,6 +92,8 @@ class Geometry:
     guide_printable: float = 3
     guide_length: float = 3
     fold_gutter: float = 8
+    card_thickness: float = 0.3  # a tuck box's default mm per card
+    box_clearance: float = 1  # and the mm added to the cards' size and stack
     shapes: dict[str, Shape] = field(default_factory=dict)  # sizes that are not rectangles
 
     def shape(self, size: str, own: Shape | None = None) -> Shape:
@@ -174,4 +176,6 @@ def load_geometry(path: Path = TEMPLATES_DIR / "print.yaml") -> Geometry:
         guide_printable=float(marks["guide_printable"]),
         guide_length=float(marks["guide_length"]),
         fold_gutter=float(data["sheet"]["fold_gutter"]),
+        card_thickness=float(data["box"]["card_thickness"]),
+        box_clearance=float(data["box"]["clearance"]),
     )
