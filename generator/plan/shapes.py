@@ -264,9 +264,12 @@ def svg_path(shape: Shape, width: float, height: float, grow: float = 0,
     return "M" + "L".join(f"{_n(x0 + x)} {_n(y0 + y)}" for x, y in points) + "Z"
 
 
-def _n(value: float) -> str:
+def svg_number(value: float) -> str:
     """A length as SVG writes it: three decimals at most."""
     return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+
+
+_n = svg_number
 
 
 def svg_shape(data: bytes, source: str) -> Shape:

@@ -15,7 +15,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, replace
 
 from .geometry import Box
-from .shapes import _n
+from .shapes import svg_number
 
 TONGUE = 15  # mm: the top flap's tongue (at most a third of the height)
 TONGUE_CORNER = 5  # mm: the radius of the tongue's rounded corners
@@ -64,14 +64,14 @@ class Edge:
 
     def segment(self) -> str:
         """The edge as SVG path data from its start: a line or an arc, in mm."""
-        end = f"{_n(self.end[0])} {_n(self.end[1])}"
+        end = f"{svg_number(self.end[0])} {svg_number(self.end[1])}"
         if self.radius:
-            return f"A{_n(self.radius)} {_n(self.radius)} 0 0 {self.sweep} {end}"
+            return f"A{svg_number(self.radius)} {svg_number(self.radius)} 0 0 {self.sweep} {end}"
         return f"L{end}"
 
     def path(self) -> str:
         """The edge alone as SVG path data."""
-        return f"M{_n(self.start[0])} {_n(self.start[1])}{self.segment()}"
+        return f"M{svg_number(self.start[0])} {svg_number(self.start[1])}{self.segment()}"
 
     def moved(self, dx: float, dy: float) -> Edge:
         """The same edge shifted by (dx, dy)."""
@@ -102,7 +102,7 @@ class Panel:
     def path(self) -> str:
         """The outline as one closed SVG path."""
         start = self.outline[0].start
-        return (f"M{_n(start[0])} {_n(start[1])}"
+        return (f"M{svg_number(start[0])} {svg_number(start[1])}"
                 + "".join(edge.segment() for edge in self.outline) + "Z")
 
     def moved(self, dx: float, dy: float) -> Panel:
