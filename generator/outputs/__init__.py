@@ -44,6 +44,7 @@ REGISTRY: list[Registered] = [
         "fold": "gutter-fold sheets for printers without duplex: each front beside its back, "
                 "to fold down the middle, glue and cut"}),
     Registered("dice", BUILD, "generator.outputs.dice.DiceOutput"),
+    Registered("standees", BUILD, "generator.outputs.standees.StandeesOutput"),
     Registered("rulebook", BUILD, "generator.outputs.rulebook.RulebookOutput", {
         "booklet": "also write rulebook-booklet-<paper>.pdf: half-size pages two up on the "
                    "paper, in saddle-stitch order"}),
