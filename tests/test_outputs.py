@@ -75,7 +75,7 @@ def test_every_registered_kind_loads_under_its_name() -> None:
 
     loaded = {kind.name: (kind.made_by, kind.load()) for kind in outputs.REGISTRY}
     assert {name for name, (made_by, _) in loaded.items() if made_by == outputs.BUILD} == {
-        "sheets", "dice", "boxes", "rulebook"}
+        "sheets", "dice", "boxes", "standees", "rulebook"}
     for name, (made_by, kind) in loaded.items():
         assert issubclass(kind, OutputKind) and kind.name == name
         assert issubclass(kind, ExportKind) == (made_by == outputs.EXPORT)

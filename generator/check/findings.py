@@ -66,6 +66,10 @@ CODES: dict[str, Code] = {
     "E040": Code("error", "a deck does not hold the `count` of cards game.yaml gives"),
     "E041": Code("error", "the component list of game.yaml disagrees with what prints"),
     "E042": Code("error", "the component list names a deck, card or die that does not exist"),
+    "E043": Code("error", "a standee names a deck, card, size or template that does not exist, "
+                 "asks for the back of cards that have none, or has another's id"),
+    "W044": Code("warning", "a standee does not fit on the paper, upright or turned: it is left "
+                 "out"),
     "E050": Code("error", "a file the pack names lies outside the pack (a symlink out "
                  "included) or is not a regular file",
                  stops="card game"),

@@ -643,9 +643,9 @@ def _element(box: Any) -> Any:
 
 
 def _face_boxes(box: Any, clip: list[float]
-                ) -> Iterator[tuple[str, list[float], list[float], int]]:
-    """Every face box under `box` (face key, box, clip with its radius, turn), in painting
-    order, in CSS px from the page's top left."""
+                ) -> Iterator[tuple[str, list[float], list[float], int, bool]]:
+    """Every face box under `box` (face key, box, clip with its radius, turn, mirrored), in
+    painting order, in CSS px from the page's top left."""
     element = _element(box)
     if element is not None:
         x, y, width, height = box.padding_box_x(), box.padding_box_y(), \
@@ -654,7 +654,7 @@ def _face_boxes(box: Any, clip: list[float]
             clip = [x, y, x + width, y + height, box.border_top_left_radius[0]]
         if element.get("data-face"):
             yield (element.get("data-face"), [x, y, x + width, y + height], clip,
-                   int(element.get("data-turn") or 0))
+                   int(element.get("data-turn") or 0), element.get("data-mirror") is not None)
             return
     for child in children(box):
         yield from _face_boxes(child, clip)
@@ -664,11 +664,11 @@ def placements(document: Any) -> list[FaceBox]:
     """Where each page of a laid-out document shows a face, in PDF points."""
     found = []
     for index, page in enumerate(document.pages):
-        for key, box, clip, turn in _face_boxes(page._page_box,
-                                                [0, 0, page.width, page.height, 0]):
+        for key, box, clip, turn, mirror in _face_boxes(page._page_box,
+                                                        [0, 0, page.width, page.height, 0]):
             found.append(FaceBox(index, key, to_points(box, page.height),
                                  to_points(clip[:4], page.height),
-                                 round(clip[4] * PT_PER_PX, 3), turn))
+                                 round(clip[4] * PT_PER_PX, 3), turn, mirror))
     return found
 
 

@@ -45,6 +45,7 @@ REGISTRY: list[Registered] = [
                 "to fold down the middle, glue and cut"}),
     Registered("dice", BUILD, "generator.outputs.dice.DiceOutput"),
     Registered("boxes", BUILD, "generator.outputs.boxes.BoxesOutput"),
+    Registered("standees", BUILD, "generator.outputs.standees.StandeesOutput"),
     Registered("rulebook", BUILD, "generator.outputs.rulebook.RulebookOutput", {
         "booklet": "also write rulebook-booklet-<paper>.pdf: half-size pages two up on the "
                    "paper, in saddle-stitch order"}),

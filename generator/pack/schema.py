@@ -188,6 +188,29 @@ class BoxSpec(Strict):
     art: str | None = Field(None, description="an image in the pack the template may print "
                             "(the shared one puts it on the front)")
     count: int = Field(1, ge=1, le=100, description="how many of this box to print")
+class StandeeSpec(Strict):
+    """Standing figures folded from a deck's cards: each card's face in front, its mirror (or
+    the deck's back) behind, joined at a fold over the head, on folded feet or a base's slot."""
+
+    id: Id = Field(description="names the standees in findings and the manifest")
+    deck: str = Field(description="the deck whose cards become standees")
+    cards: list[str] | None = Field(None, description="the cards that do, by id (default: "
+                                    "every card of the deck)")
+    size: str | None = Field(None, description="each panel's size at the cut line, from "
+                             "print.yaml or the pack's `sizes` (default: the deck's)")
+    base: Literal["tab", "slot"] = Field("tab", description="tab: a foot below each panel, "
+                                         "folded under and glued to a base; slot: a plain "
+                                         "bottom edge for a plastic base, its slot marked")
+    foot: float = Field(12, gt=0, le=50, allow_inf_nan=False, description="with `base: tab`, "
+                        "how deep each foot is, in mm")
+    slot: float = Field(25, gt=0, le=200, allow_inf_nan=False, description="with `base: slot`, "
+                        "the width of the base's slot marked on the bottom edge, in mm")
+    template: str | None = Field(None, description="the front's card template (default: the "
+                                 "deck's own, so the front is exactly the card's face)")
+    back: bool = Field(False, description="true: the back panel shows the card's back; by "
+                       "default it shows the front mirrored, as the figure seen from behind")
+    count: int | None = Field(None, ge=1, le=100, description="the copies of each standee "
+                              "(default: each card's qty)")
 
 
 class ComponentSpec(Strict):
@@ -321,6 +344,8 @@ class GameSpec(Strict):
     dice: list[DieSpec] = []
     boxes: list[BoxSpec] = Field([], description="tuck boxes for the decks "
                                  "(`boxes-<paper>.pdf`)")
+    standees: list[StandeeSpec] = Field([], description="standing figures folded from cards "
+                                        "(`standees-<paper>.pdf`)")
     components: list[ComponentSpec] = Field([], description="the rulebook's component list")
     rulebook: RulebookSpec = RulebookSpec()
     typography: TypographySpec = Field(TypographySpec(), description="`{quotes: smart}` sets "

@@ -590,7 +590,7 @@ def _draw_faces(pdf: Any, shown: list[Any], pages: dict[int, list[FaceBox]],
         drawing = []
         for number, face in enumerate(placed):
             matrix = _face_matrix([float(value) for value in forms[face.key].BBox], face.box,
-                                  face.turn)
+                                  face.turn, face.mirror)
             x0_, y0_, x1_, y1_ = face.clip
             drawing.append(f"q {_clip_path(x0_, y0_, x1_, y1_, face.radius)} {matrix} cm "
                            f"/Face{number} Do Q")
@@ -599,9 +599,10 @@ def _draw_faces(pdf: Any, shown: list[Any], pages: dict[int, list[FaceBox]],
                           prepend=True)
 
 
-def _face_matrix(bbox: list[float], box: list[float], turn: int) -> str:
+def _face_matrix(bbox: list[float], box: list[float], turn: int, mirror: bool = False) -> str:
     """The `cm` operands that draw a form whose bounding box is `bbox` into `box` (both left,
-    bottom, right, top), turned `turn` degrees clockwise as seen on the page."""
+    bottom, right, top), turned `turn` degrees clockwise as seen on the page; with `mirror`,
+    flipped left to right first."""
     x0, y0, x1, y1 = bbox
     left, bottom, right, top = box
     width, height = x1 - x0, y1 - y0
@@ -615,6 +616,8 @@ def _face_matrix(bbox: list[float], box: list[float], turn: int) -> str:
         180: (-sx, 0, 0, -sy, right + sx * x0, top + sy * y0),
         270: (0, sy, -sx, 0, right + sx * y0, bottom - sy * x0),
     }[turn]
+    if mirror:  # x becomes x0 + x1 - x in the form's own space, before the rest
+        a, b, e, f = -a, -b, e + a * (x0 + x1), f + b * (x0 + x1)
     return " ".join(f"{value:.6f}" if index < 4 else f"{value:.3f}"
                     for index, value in enumerate((a, b, c, d, e, f)))
 

@@ -317,9 +317,10 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
         links = [Link(int(page), str(anchor), [float(x) for x in rectangle])
                  for page, anchor, rectangle in meta["links"]]
         faces = [FaceBox(int(page), str(face), [float(x) for x in box],
-                         [float(x) for x in clip], float(radius), int(turn))
-                 for page, face, box, clip, radius, turn in meta["faces"]]
-        if any(face.turn not in (0, 90, 180, 270) for face in faces):
+                         [float(x) for x in clip], float(radius), int(turn), mirror)
+                 for page, face, box, clip, radius, turn, mirror in meta["faces"]]
+        if any(face.turn not in (0, 90, 180, 270) or type(face.mirror) is not bool
+               for face in faces):
             raise ValueError("a turn")
         shrunk = [(str(source), str(name), float(points))
                   for source, name, points in meta.get("shrunk", [])]

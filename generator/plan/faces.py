@@ -54,8 +54,6 @@ def face_anchor(key: str) -> str:
 
 def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
     """Each deck's distinct faces and backs, in order, a few to a part."""
-    context = renderer.page_context()
-    bleed = renderer.geometry.bleed
     parts: dict[str, list[Part]] = {}
     keys: dict[Face, str] = {}
     pages: dict[str, FacePage] = {}
@@ -67,14 +65,25 @@ def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
                 if shown is not None and shown not in keys:
                     keys[shown] = f"{deck.spec.id}.{len(distinct)}"
                     distinct.append(shown)
-        size = renderer.geometry.sizes[deck.spec.size]
-        page = Box(size.width + 2 * bleed, size.height + 2 * bleed)
-        own = parts.setdefault(deck.spec.id, [])
-        for start in range(0, len(distinct), FACES_PER_PART):
-            chunk = distinct[start:start + FACES_PER_PART]
-            html = renderer.render("faces.html.j2", {
-                **context, "page": page, "room": ROOM, "faces": chunk, "keys": keys,
-                "anchor": face_anchor, "title": f"{game.spec.title} — {deck.spec.name}"})
-            own.append(Part(html, display_path(deck.path)))
-            pages.update((keys[face], FacePage(own[-1], page)) for face in chunk)
+        parts.setdefault(deck.spec.id, []).extend(faces_parts(
+            renderer, distinct, keys, renderer.geometry.sizes[deck.spec.size],
+            f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages))
     return Faces(parts, keys, pages)
+
+
+def faces_parts(renderer: Renderer, faces: list[Face], keys: dict[Face, str], size: Box,
+                title: str, where: str, pages: dict[str, FacePage]) -> list[Part]:
+    """The parts laying out faces of one size (at the cut line), a few to a part; where each
+    face's key is laid out is added to `pages`."""
+    bleed = renderer.geometry.bleed
+    page = Box(size.width + 2 * bleed, size.height + 2 * bleed)
+    context = renderer.page_context()
+    parts = []
+    for start in range(0, len(faces), FACES_PER_PART):
+        chunk = faces[start:start + FACES_PER_PART]
+        html = renderer.render("faces.html.j2", {
+            **context, "page": page, "room": ROOM, "faces": chunk, "keys": keys,
+            "anchor": face_anchor, "title": title})
+        parts.append(Part(html, where))
+        pages.update((keys[face], FacePage(parts[-1], page)) for face in chunk)
+    return parts

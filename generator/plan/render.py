@@ -128,8 +128,8 @@ class Renderer:
         self.fonts = fonts
         self.env = environment(game)
         self.words = pack_words(game.spec)  # the words the shared templates print
-        self._backs: dict[tuple[str, str], Face] = {}
-        self._faces: dict[tuple[str, str, int], Face] = {}
+        self._backs: dict[tuple[str, str, str], Face] = {}
+        self._faces: dict[tuple[str, str, int, str, str], Face] = {}
         self.fields_read: dict[str, set[str]] = {}  # by deck: the card fields its faces read
         self.lookup = {
             deck.spec.id: {card.id: card for card in deck.cards} for deck in game.decks
@@ -205,8 +205,9 @@ class Renderer:
         return css_source(display_path(self.game.root / game.stylesheet)) + text
 
     def face(self, deck: Deck, card: CardBase, line: int = 0) -> Face:
-        """Render the front of one card, once; `line` locates it for error messages."""
-        key = (deck.spec.id, card.id, line)
+        """Render the front of one card, once for each template and size its deck is given
+        (a standee may give others); `line` locates it for error messages."""
+        key = (deck.spec.id, card.id, line, deck.spec.template, deck.spec.size)
         if key not in self._faces:
             with sandbox.reading(self.env, card) as read, \
                     sandbox.tracing(self.env, self.rule_paths) as rules:
@@ -219,13 +220,14 @@ class Renderer:
         return self._faces[key]
 
     def back(self, deck: Deck, card: CardBase, face: Face | None = None) -> Face | None:
-        """Render the back a card uses: its own face if double-sided, None if single-sided."""
+        """Render the back a card uses, once for each size its deck is given: its own face if
+        double-sided, None if single-sided."""
         if deck.spec.double_sided:
             return face
         back_id = card.back or deck.spec.back
         if back_id is None:
             return None
-        key = (deck.spec.id, back_id)
+        key = (deck.spec.id, back_id, deck.spec.size)
         if key not in self._backs:
             back = self.game.spec.backs[back_id]
             line = line_of(self.game.spec_data, ("backs", back_id))
