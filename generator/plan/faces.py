@@ -74,6 +74,7 @@ def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
             chunk = distinct[start:start + FACES_PER_PART]
             html = renderer.render("faces.html.j2", {
                 **context, "page": page, "room": ROOM, "faces": chunk, "keys": keys,
+                "shape": renderer.shape(deck),
                 "anchor": face_anchor, "title": f"{game.spec.title} — {deck.spec.name}"})
             own.append(Part(html, display_path(deck.path)))
             pages.update((keys[face], FacePage(own[-1], page)) for face in chunk)
