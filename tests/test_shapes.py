@@ -152,8 +152,11 @@ def test_a_shape_survives_the_page_that_carries_it() -> None:
     arch = shapes.svg_shape(SHIELD.encode(), "art/shield.svg")
     for shape in (RECT, Shape("rounded", 3), Shape("hex", pointy=False), arch):
         assert shapes.decoded(shapes.encoded(shape)) == shape
-    with pytest.raises(ValueError, match="not a shape"):
-        shapes.decoded('{"kind": "circle"}')
+    for text in ('{"kind": "circle"}', "circle", '{"kind": "star", "radius": 0, "pointy": true, '
+                 '"points": [], "source": ""}', '{"kind": "path", "radius": 0, "pointy": true, '
+                 '"points": [[0, 0]], "source": ""}'):
+        with pytest.raises(ValueError, match="not a shape"):
+            shapes.decoded(text)
 
 
 # The shared templates in every shape.

@@ -300,11 +300,14 @@ def decoded(text: str) -> Shape:
     """A shape `encoded` wrote; ValueError when the text is not one."""
     try:
         data = json.loads(text)
-        return Shape(str(data["kind"]), float(data["radius"]), bool(data["pointy"]),
-                     tuple((float(x), float(y)) for x, y in data["points"]),
-                     str(data["source"]))
+        shape = Shape(str(data["kind"]), float(data["radius"]), bool(data["pointy"]),
+                      tuple((float(x), float(y)) for x, y in data["points"]),
+                      str(data["source"]))
     except (ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"not a shape: {text[:40]!r}") from exc
+    if shape.kind not in KINDS or (shape.kind == "path") != (len(shape.points) >= 3):
+        raise ValueError(f"not a shape: {text[:40]!r}")
+    return shape
 
 
 def _edge_points(left: float, top: float, right: float, bottom: float) -> list[Point]:
