@@ -85,7 +85,8 @@ CODES: dict[str, Code] = {
                  stops="card game"),
     "E063": Code("error", "a rulebook image is given an attribute other than its width and "
                  "height in mm, cm, in, pt or %"),
-    "E070": Code("error", "text runs past its box on the laid-out page"),
+    "E070": Code("error", "text runs past its box on the laid-out page, or outside the safe "
+                 "zone of a piece that is not a rectangle (where its shape cuts it off)"),
     "E071": Code("error", "a raster image prints below 300 dpi"),
     "W072": Code("warning", "text on a face lies in no `.safe` or `data-box` box, so its fit "
                  "is not checked",
@@ -149,8 +150,9 @@ CODES: dict[str, Code] = {
     "E112": Code("error", "a page nests its elements too deeply to lay out or draw (an SVG's "
                  "groups within groups, say)"),
     "E113": Code("error", "a deck's or size's `shape:` or `corners:` cannot be a cut line: an "
-                 "unknown word, a length that is not mm, corners on a circle, or an .svg outline "
-                 "with no closed path"),
+                 "unknown word, a length that is not mm, corners on a circle or over half the "
+                 "piece's side, or an .svg outline with no closed path",
+                 stops="deck"),
     "W120": Code("warning", "a tuck box's net is larger than the paper's printable room: it "
                  "prints in two parts, glued along a strip"),
     "E121": Code("error", "a tuck box cannot be made: it names a deck the game does not have, "

@@ -18,6 +18,7 @@ from ..pack.schema import Limits
 from ..pack.yamlfile import line_of
 from ..plan.geometry import Geometry
 from ..plan.render import Renderer, template_exists, template_problem
+from ..plan.shapes import fits
 from ..text import icons
 from ..text.fonts import FontRegistry
 from ..text.typography import pack_marks, printed_marks
@@ -48,6 +49,7 @@ def validate(game: Game, geometry: Geometry, fonts: FontRegistry,
     checks = (
         game.findings,
         _check_manifest(game, geometry, fonts),
+        _check_shapes(game, geometry),
         _check_unique_ids(game),
         _check_references(game),
         _check_counts(game),
@@ -191,6 +193,24 @@ def _check_manifest(game: Game, geometry: Geometry, fonts: FontRegistry) -> Iter
                           f"font '{role}': unknown family '{family}' (known: {known}; the "
                           "pack's own fonts are declared in `font_files`)", code="E025")
     yield from fonts.findings  # the pack's font files that cannot be used
+
+
+def _check_shapes(game: Game, geometry: Geometry) -> Iterator[Finding]:
+    """Each shape a deck or a pack's size gives can be cut at its size: rounded corners no
+    more than half its side (E113 at `corners:`)."""
+    where = _game_where(game)
+    for key, shape in game.size_shapes.items():
+        size = geometry.sizes[key]
+        if (problem := fits(shape, size.width, size.height)) is not None:
+            yield Finding(where, line_of(game.spec_data, ("sizes", key, "corners")),
+                          f"size '{key}': {problem}", code="E113")
+    for index, deck in enumerate(game.decks):
+        if deck.shape is None or deck.spec.size not in geometry.sizes:
+            continue
+        size = geometry.sizes[deck.spec.size]
+        if (problem := fits(deck.shape, size.width, size.height)) is not None:
+            yield Finding(where, _deck_line(game, index, "corners"),
+                          f"deck '{deck.spec.id}': {problem}", code="E113")
 
 
 def _check_unique_ids(game: Game) -> Iterator[Finding]:

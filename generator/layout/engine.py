@@ -14,7 +14,9 @@ Readability: every text of a card is also checked for its size (the `--pnp-min-t
 base.css.j2 gives a card and its version stamp, from the `readability` settings), for the
 safe zone (`--pnp-safe-inset` inside the card's edge), and for its contrast (WCAG 2 AA) with
 what is painted beneath the middle of its ink, the boxes taken in WeasyPrint's own painting
-order, semi-transparent colours composited over white paper. Text over an image or a
+order, semi-transparent colours composited over white paper. A card that is not a rectangle
+(its page gives its shape and cut size: `data-shape`, `data-cut`) has its shape's safe zone
+instead, and text outside it is an error: the shape cuts it off. Text over an image or a
 gradient is not measured for contrast: put it on a plate of colour to have it checked. Text
 under `aria-hidden="true"` is decoration (a watermark), not checked for readability.
 
@@ -46,6 +48,7 @@ from ..check.colors import contrast, to_hex
 from ..pack.files import FileRefused, read_bytes
 from ..pack.schema import DEFAULT_LIMITS
 from ..pdf.assemble import embedded_fonts
+from ..plan import shapes
 from ..plan.parts import CSS_SOURCE, FaceBox, Found, LaidOut, Link, stamp
 from ..plan.qr import MODULES_ATTRIBUTE, QUIET_ZONE
 from ..text.fonts import BOLD, cut_font, face_key, face_name, is_cjk_language
@@ -675,6 +678,25 @@ def placements(document: Any) -> list[FaceBox]:
 Rect = tuple[float, float, float, float]  # left, top, right, bottom, in CSS px
 
 
+class _Zone(NamedTuple):
+    """The safe zone of a card that is not a rectangle: its shape, its cut box (mm), where
+    that box's top left corner lies on the page (px), and how far inside the cut line the
+    safe zone lies (mm)."""
+
+    shape: shapes.Shape
+    width: float
+    height: float
+    left: float
+    top: float
+    inset: float
+
+    def outside(self, ink: Rect) -> float:
+        """How far a box of ink (px on the page) reaches outside the safe zone, in mm."""
+        box = ((ink[0] - self.left) / PX_PER_MM, (ink[1] - self.top) / PX_PER_MM,
+               (ink[2] - self.left) / PX_PER_MM, (ink[3] - self.top) / PX_PER_MM)
+        return shapes.outside_mm(self.shape, self.width, self.height, self.inset, box)
+
+
 @dataclass(frozen=True)
 class _Context:
     """Where a box sits: its card and the card's safe zone, its container, the edges its text
@@ -688,6 +710,7 @@ class _Context:
     field: str = ""
     floor: float | None = None  # the container's own bottom, which the footer may reach
     read: bool = True  # False under `aria-hidden="true"`: decoration, not checked for readability
+    zone: _Zone | None = None  # the safe zone of a card that is not a rectangle
 
 
 def _classes(box: Any) -> list[str]:
@@ -701,7 +724,8 @@ def _container(context: _Context, box: Any) -> _Context:
     bottom = min([floor] + [child.border_box_y() for child in children(box)
                             if "footer" in _classes(child)])
     return _Context(context.source, context.safe, id(box), bottom,
-                    box.border_box_x() + box.border_width(), "", floor, context.read)
+                    box.border_box_x() + box.border_width(), "", floor, context.read,
+                    context.zone)
 
 
 def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
@@ -710,7 +734,8 @@ def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
     if element is not None:
         classes = _classes(box)
         if element.get("data-source") is not None:
-            context = _Context(element.get("data-source"), _safe_zone(box))
+            context = _Context(element.get("data-source"), _safe_zone(box),
+                               zone=_shape_zone(box) if element.get("data-shape") else None)
         if "safe" in classes or element.get("data-box") is not None:
             context = _container(context, box)
         elif "footer" in classes and context.floor is not None:
@@ -922,6 +947,23 @@ def _safe_zone(card: Any) -> Rect | None:
             top + card.border_height() - inset)
 
 
+def _shape_zone(card: Any) -> _Zone | None:
+    """The safe zone of a card whose page gives its shape and cut size (`data-shape`,
+    `data-cut`), the cut box centred in its border box; None when they cannot be read."""
+    element, inset = card.element, _length_px(card.style, "__pnp_safe_inset")
+    try:
+        shape = shapes.decoded(element.get("data-shape"))
+        width, height = (float(value) for value in (element.get("data-cut") or "").split())
+    except ValueError:
+        return None
+    bleed_x = (card.border_width() - width * PX_PER_MM) / 2
+    bleed_y = (card.border_height() - height * PX_PER_MM) / 2
+    if inset is None or shape.square:
+        return None
+    return _Zone(shape, width, height, card.border_box_x() + bleed_x,
+                 card.border_box_y() + bleed_y, (inset - bleed_x) / PX_PER_MM)
+
+
 def _painting(page: Any) -> Iterator[_Paint | tuple[Any, float]]:
     """What a page paints, in WeasyPrint's own order (weasyprint.draw): each background and
     image as a `_Paint`, each text box with the opacity it is drawn at."""
@@ -1061,7 +1103,7 @@ class _Legibility:
     def __init__(self) -> None:
         self.faint: dict[tuple[str, str], tuple[float, float, str, str]] = {}
         self.small: dict[tuple[str, str], tuple[float, float]] = {}
-        self.outside: dict[tuple[str, str], tuple[float, str]] = {}
+        self.outside: dict[tuple[str, str], tuple[float, str]] = {}  # by edge, or by shape
 
     def read(self, page: Any, texts: dict[int, _Context]) -> None:
         """Check every text of a page that belongs to a card, against what is beneath it."""
@@ -1110,6 +1152,11 @@ class _Legibility:
         """Keep how far ink reaches outside its card's safe zone, the worst of each field."""
         if context.safe is None or context.bottom is None:  # else told as W072
             return
+        if context.zone is not None:
+            amount = context.zone.outside(ink)
+            if amount > TOLERANCE_MM and amount > self.outside.get(key, (0, ""))[0]:
+                self.outside[key] = (amount, _named(context.zone.shape))
+            return
         amount, edge = max((context.safe[0] - ink[0], "left"), (ink[2] - context.safe[2],
                            "right"), (context.safe[1] - ink[1], "top"),
                            (ink[3] - context.safe[3], "bottom"))
@@ -1134,9 +1181,21 @@ class _Legibility:
         for (source, field), (amount, edge) in sorted(self.outside.items()):
             if (source, field) in told:
                 continue
-            found.append(Found("W078", f"{_subject(source)}: '{field}' lies {amount:.1f} mm "
-                               f"outside the safe zone ({edge} edge)", source))
+            if edge in EDGES:
+                found.append(Found("W078", f"{_subject(source)}: '{field}' lies {amount:.1f} mm "
+                                   f"outside the safe zone ({edge} edge)", source))
+            else:  # a shape's edge is its cut line: text past it is cut off
+                found.append(Found("E070", f"{_subject(source)}: '{field}' runs {amount:.1f} mm "
+                                   f"outside the safe zone of its {edge}", source))
         return found
+
+
+EDGES = ("left", "right", "top", "bottom")
+
+
+def _named(shape: shapes.Shape) -> str:
+    """A shape as an E070 names it: `circle`, `hex (flat top)`, `outline 'art/leaf.svg'`."""
+    return f"outline '{shape.source}'" if shape.kind == "path" else shape.name
 
 
 FACE_NAMES = {(False, False): "regular", (True, False): "bold", (False, True): "italic",

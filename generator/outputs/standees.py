@@ -276,7 +276,7 @@ class StandeesOutput(OutputKind):
                 items += [Item(standee, None, entry.figure.size, entry.spec.id, False)] * copies
                 self.counts.setdefault(entry.spec.id, {"faces": 0, "backs": 0})
                 self.counts[entry.spec.id]["faces"] += copies
-            own += faces_parts(renderer, fresh, keys, geometry.sizes[entry.shown.spec.size],
+            own += faces_parts(renderer, fresh, keys, renderer.shape(entry.shown),
                                f"{job.game.spec.title} — {entry.spec.id}",
                                display_path(job.game.root / "game.yaml"), pages)
         if not items:

@@ -15,7 +15,7 @@ from ..check.findings import display_path
 from ..pack.load import Deck, Game
 from .geometry import Box
 from .parts import Part
-from .render import Face, Renderer
+from .render import Face, FaceShape, Renderer
 
 FACES_PER_PART = 6  # faces laid out together: an edited card lays out this many again
 ROOM = 297.0  # mm of page below each face, for text run past its box (as on a sheet of A4)
@@ -66,16 +66,16 @@ def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
                     keys[shown] = f"{deck.spec.id}.{len(distinct)}"
                     distinct.append(shown)
         parts.setdefault(deck.spec.id, []).extend(faces_parts(
-            renderer, distinct, keys, renderer.geometry.sizes[deck.spec.size],
+            renderer, distinct, keys, renderer.shape(deck),
             f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages))
     return Faces(parts, keys, pages)
 
 
-def faces_parts(renderer: Renderer, faces: list[Face], keys: dict[Face, str], size: Box,
+def faces_parts(renderer: Renderer, faces: list[Face], keys: dict[Face, str], shape: FaceShape,
                 title: str, where: str, pages: dict[str, FacePage]) -> list[Part]:
-    """The parts laying out faces of one size (at the cut line), a few to a part; where each
-    face's key is laid out is added to `pages`."""
-    bleed = renderer.geometry.bleed
+    """The parts laying out faces of one size and shape, a few to a part; where each face's
+    key is laid out is added to `pages`."""
+    bleed, size = renderer.geometry.bleed, shape.size
     page = Box(size.width + 2 * bleed, size.height + 2 * bleed)
     context = renderer.page_context()
     parts = []
@@ -83,7 +83,7 @@ def faces_parts(renderer: Renderer, faces: list[Face], keys: dict[Face, str], si
         chunk = faces[start:start + FACES_PER_PART]
         html = renderer.render("faces.html.j2", {
             **context, "page": page, "room": ROOM, "faces": chunk, "keys": keys,
-            "anchor": face_anchor, "title": title})
+            "shape": shape, "anchor": face_anchor, "title": title})
         parts.append(Part(html, where))
         pages.update((keys[face], FacePage(parts[-1], page)) for face in chunk)
     return parts

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 from markupsafe import Markup, escape
@@ -23,8 +23,8 @@ from ..text import icons
 from ..text.fonts import FontRegistry
 from ..text.language import pack_words
 from ..text.typeset import keep_together
-from . import sandbox
-from .geometry import Geometry
+from . import sandbox, shapes
+from .geometry import Box, Geometry
 from .parts import CSS_SOURCE
 from .qr import STYLE as QR_STYLE
 from .qr import qr
@@ -42,6 +42,11 @@ def rich(text: str | None) -> Markup:
     return Markup(escaped.replace("\n", "<br>"))
 
 
+def mm(value: float) -> str:
+    """A number as a CSS length in mm, three decimals at most: `39.37mm`."""
+    return f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
+
+
 @cache
 def _environment(pack_templates: Path, limits: Limits) -> jinja2.Environment:
     """One sandboxed Jinja environment per pack: its own templates/ first, then the shared
@@ -52,7 +57,7 @@ def _environment(pack_templates: Path, limits: Limits) -> jinja2.Environment:
     env.globals["ink"] = ink
     env.globals["over"] = over
     env.globals["qr"] = qr
-    env.filters["mm"] = lambda value: f"{float(value):.3f}".rstrip("0").rstrip(".") + "mm"
+    env.filters["mm"] = mm
     return env
 
 
@@ -119,6 +124,109 @@ def revision_tag(fingerprint: str) -> str:
     return tag
 
 
+class Area(NamedTuple):
+    """A box on a face, in mm from the face's top left corner (its bleed's)."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class FaceShape:
+    """What a face template knows of its piece's shape (`outline`, its cut box `size`, the
+    `bleed` round it and the `safe` zone inside): its kind, corner radius and top, the cut
+    line, the bleed's and the safe zone's outlines as SVG path data in mm in the face's box,
+    the box its text keeps to, and the largest disc centred in its safe zone."""
+
+    outline: shapes.Shape
+    size: Box
+    margin: float  # the bleed: where the cut box starts in the face's box
+    inset: float  # the safe zone: how far inside the cut line text stays
+
+    @property
+    def kind(self) -> str:
+        """rect, rounded, circle, hex or path."""
+        return self.outline.kind
+
+    @property
+    def radius(self) -> float:
+        """A rounded rectangle's corner radius, in mm."""
+        return self.outline.radius
+
+    @property
+    def pointy(self) -> bool:
+        """Whether a hexagon has a point at its top (else a flat edge)."""
+        return self.outline.pointy
+
+    @property
+    def square(self) -> bool:
+        """Whether it is a plain rectangle."""
+        return self.outline.square
+
+    @property
+    def name(self) -> str:
+        """How a message names it."""
+        return self.outline.name
+
+    @property
+    def data(self) -> str:
+        """The outline as text, for the layout's checks (templates/faces.html.j2)."""
+        return shapes.encoded(self.outline)
+
+    @cached_property
+    def cut(self) -> str:
+        """The cut line."""
+        return self.path(0)
+
+    @cached_property
+    def bleed(self) -> str:
+        """The bleed's outer edge: the cut line grown by the bleed."""
+        return self.path(self.margin)
+
+    @cached_property
+    def safe(self) -> str:
+        """The safe zone's edge: the cut line shrunk by the safe zone."""
+        return self.path(-self.inset)
+
+    def path(self, grow: float = 0) -> str:
+        """The cut line grown `grow` mm outward (negative: inward), as SVG path data in mm."""
+        return shapes.svg_path(self.outline, self.size.width, self.size.height, float(grow),
+                               (self.margin, self.margin))
+
+    @property
+    def view(self) -> str:
+        """The viewBox of an SVG the size of the face that draws these paths."""
+        return shapes.view_box(self.size.width, self.size.height, self.margin)
+
+    def corners(self, grow: float = 0) -> str:
+        """The CSS `border-radius` that rounds a box the size of the cut line grown `grow` mm
+        to the shape: `50%` for a circle, the corners' radius for a rounded rectangle, else
+        empty (a rectangle; a hexagon or an outline is drawn as SVG)."""
+        if self.kind == "circle":
+            return "50%"
+        if self.kind == "rounded":
+            return mm(max(self.radius + float(grow), 0))
+        return ""
+
+    @cached_property
+    def text(self) -> Area:
+        """The largest rectangle centred on the piece inside its safe zone: where text goes
+        (the safe zone itself on a rectangle)."""
+        left, top, right, bottom = shapes.text_box(self.outline, self.size.width,
+                                                   self.size.height, self.inset)
+        return Area(self.margin + left, self.margin + top, right - left, bottom - top)
+
+    @cached_property
+    def disc(self) -> Area:
+        """The box of the largest disc centred on the piece inside its safe zone."""
+        radius = shapes.inner_radius(self.outline, self.size.width, self.size.height,
+                                     self.inset)
+        return Area(self.margin + self.size.width / 2 - radius,
+                    self.margin + self.size.height / 2 - radius, 2 * radius, 2 * radius)
+
+
 class Renderer:
     """Renders a game's card faces and backs, each back once."""
 
@@ -130,6 +238,7 @@ class Renderer:
         self.words = pack_words(game.spec)  # the words the shared templates print
         self._backs: dict[tuple[str, str, str], Face] = {}
         self._faces: dict[tuple[str, str, int, str, str], Face] = {}
+        self._shapes: dict[tuple[str, shapes.Shape | None], FaceShape] = {}
         self.fields_read: dict[str, set[str]] = {}  # by deck: the card fields its faces read
         self.lookup = {
             deck.spec.id: {card.id: card for card in deck.cards} for deck in game.decks
@@ -162,9 +271,19 @@ class Renderer:
             "size": size,
             "bleed": self.geometry.bleed,
             "safe": self.geometry.safe,
+            "shape": self.shape(deck),
             "words": self.words,
             "revision": REVISION_MARK,
         }
+
+    def shape(self, deck: Deck) -> FaceShape:
+        """A deck's shape as its faces see it, worked out once."""
+        key = (deck.spec.size, deck.shape)
+        if key not in self._shapes:
+            geometry = self.geometry
+            self._shapes[key] = FaceShape(geometry.shape(*key), geometry.sizes[deck.spec.size],
+                                          geometry.bleed, geometry.safe)
+        return self._shapes[key]
 
     def page_context(self) -> dict[str, Any]:
         """What every document template sees: the game, its fonts and its stylesheets."""

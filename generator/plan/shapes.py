@@ -6,18 +6,23 @@ Every outline lies in its piece's cut box, (0, 0) at its top left corner, y down
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 from ..text.fonts import Point, svg_contours
 
 KINDS = ("rect", "rounded", "circle", "hex", "path")
+CONVEX = ("rect", "rounded", "circle", "hex")  # a box is inside these when its corners are
 ARC_STEPS = 96  # segments of a full circle when an outline is drawn as a polygon (0.01 mm off
 # the true circle at 15 mm radius)
 CURVE_STEPS = 16  # segments of each Bézier curve of a pack's SVG outline
 MITRE_LIMIT = 4  # a sharp corner grown further than this many times the growth is bevelled
 SAMPLE_MM = 0.5  # how far apart the points of a box are tested against an outline
+TEXT_BOX_WIDTHS = 24  # widths tried for the text box inside a circle, a hex or an outline
+TEXT_BOX_HALVINGS = 20  # halvings that find the tallest text box of a width (40 mm: 0.04 µm)
 _LENGTH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*mm\s*$")
 
 
@@ -206,14 +211,103 @@ def _to_segment(point: Point, start: Point, end: Point) -> float:
 def outside_mm(shape: Shape, width: float, height: float, inset: float,
                box: tuple[float, float, float, float]) -> float:
     """How far a box (left, top, right, bottom, mm in the cut box) reaches outside the shape
-    shrunk by `inset` mm: 0 when inside. Its edges are tested every SAMPLE_MM."""
-    zone = outline(shape, width, height, -inset)
-    left, top, right, bottom = box
-    worst = 0.0
-    for x, y in _edge_points(left, top, right, bottom):
-        if not contains(zone, (x, y)):
-            worst = max(worst, distance(zone, (x, y)))
-    return worst
+    shrunk by `inset` mm: 0 when inside. A convex shape's farthest point is a corner of the
+    box; a path's edges are tested every SAMPLE_MM."""
+    zone = _zone(shape, width, height, inset)
+    points = _corners(*box) if shape.kind in CONVEX else _edge_points(*box)
+    return max((distance(zone, point) for point in points if not contains(zone, point)),
+               default=0.0)
+
+
+@lru_cache(maxsize=64)
+def _zone(shape: Shape, width: float, height: float, inset: float) -> list[Point]:
+    """The outline shrunk by `inset`, worked out once (every text of a face is measured
+    against it); callers do not change it."""
+    return outline(shape, width, height, -inset)
+
+
+def _corners(left: float, top: float, right: float, bottom: float) -> list[Point]:
+    return [(left, top), (right, top), (right, bottom), (left, bottom)]
+
+
+def text_box(shape: Shape, width: float, height: float, inset: float
+             ) -> tuple[float, float, float, float]:
+    """Where a template sets its text: the largest rectangle (left, top, right, bottom, mm in
+    the cut box) centred in the cut box and inside the shape shrunk by `inset`. Rounded
+    corners larger than `inset` take the rest of their arc off every side."""
+    if shape.kind in ("rect", "rounded"):
+        left = inset + max(shape.radius - inset, 0) * (1 - math.sqrt(0.5))
+        left = min(left, width / 2, height / 2)
+        return left, left, width - left, height - left
+    zone = _zone(shape, width, height, inset)
+    convex = shape.kind in CONVEX
+    middle_x, middle_y = width / 2, height / 2
+    most_x, most_y = max(middle_x - inset, 0), max(middle_y - inset, 0)
+    best = (0.0, 0.0, 0.0)  # area, half width, half height
+    for step in range(1, TEXT_BOX_WIDTHS + 1):
+        half_width, low, high = most_x * step / TEXT_BOX_WIDTHS, 0.0, most_y
+        for _ in range(TEXT_BOX_HALVINGS):
+            half_height = (low + high) / 2
+            box = (middle_x - half_width, middle_y - half_height, middle_x + half_width,
+                   middle_y + half_height)
+            low, high = (half_height, high) if _box_inside(zone, convex, box) else (
+                low, half_height)
+        if half_width * low > best[0]:
+            best = (half_width * low, half_width, low)
+    _, half_width, half_height = best
+    return (middle_x - half_width, middle_y - half_height, middle_x + half_width,
+            middle_y + half_height)
+
+
+def _box_inside(zone: list[Point], convex: bool, box: tuple[float, float, float, float]
+                ) -> bool:
+    """Whether a polygon holds a box whole: its corners, and for a polygon that may not be
+    convex, no edge of it crossing the box's edges."""
+    corners = _corners(*box)
+    if not all(contains(zone, corner) for corner in corners):
+        return False
+    if convex:
+        return True
+    sides = list(zip(corners, corners[1:] + corners[:1], strict=True))
+    return not any(_crossing(a, b, c, d) for a, b in zip(zone, zone[1:] + zone[:1], strict=True)
+                   for c, d in sides)
+
+
+def _crossing(a: Point, b: Point, c: Point, d: Point) -> bool:
+    """Whether the segments ab and cd cross or touch."""
+    def turn(p: Point, q: Point, r: Point) -> float:
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
+    return (turn(a, b, c) * turn(a, b, d) <= 0 and turn(c, d, a) * turn(c, d, b) <= 0
+            and min(a[0], b[0]) <= max(c[0], d[0]) and min(c[0], d[0]) <= max(a[0], b[0])
+            and min(a[1], b[1]) <= max(c[1], d[1]) and min(c[1], d[1]) <= max(a[1], b[1]))
+
+
+def inner_radius(shape: Shape, width: float, height: float, inset: float) -> float:
+    """The radius of the largest circle centred in the cut box inside the shape shrunk by
+    `inset` (0 when the centre is outside it): the disc of a token."""
+    zone = _zone(shape, width, height, inset)
+    middle = (width / 2, height / 2)
+    return distance(zone, middle) if contains(zone, middle) else 0.0
+
+
+def encoded(shape: Shape) -> str:
+    """A shape as text, for a page to carry to the layout's checks (`decoded` reads it)."""
+    return json.dumps(asdict(shape), separators=(",", ":"))
+
+
+def decoded(text: str) -> Shape:
+    """A shape `encoded` wrote; ValueError when the text is not one."""
+    try:
+        data = json.loads(text)
+        shape = Shape(str(data["kind"]), float(data["radius"]), bool(data["pointy"]),
+                      tuple((float(x), float(y)) for x, y in data["points"]),
+                      str(data["source"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"not a shape: {text[:40]!r}") from exc
+    if shape.kind not in KINDS or (shape.kind == "path") != (len(shape.points) >= 3):
+        raise ValueError(f"not a shape: {text[:40]!r}")
+    return shape
 
 
 def along(shape: Shape, width: float, height: float,
@@ -262,6 +356,12 @@ def svg_path(shape: Shape, width: float, height: float, grow: float = 0,
                 f"{arc}{_n(left)} {_n(bottom - r)}V{_n(top + r)}{arc}{_n(left + r)} {_n(top)}Z")
     points = outline(RECT if shape.kind == "rounded" else shape, width, height, grow)
     return "M" + "L".join(f"{_n(x0 + x)} {_n(y0 + y)}" for x, y in points) + "Z"
+
+
+def view_box(width: float, height: float, grow: float) -> str:
+    """The SVG viewBox, in mm, of a piece's box grown `grow` mm on every side, its origin at
+    that box's top left corner (where `svg_path` draws with `at=(grow, grow)`)."""
+    return f"0 0 {_n(width + 2 * grow)} {_n(height + 2 * grow)}"
 
 
 def svg_number(value: float) -> str:

@@ -19,13 +19,15 @@ import tinycss2
 from cssselect2 import parser as selectors
 
 # What holds every face: the faces page it is laid out on (templates/faces.html.j2: <html lang>
-# <body> <section class="sheet"> <div class="card deck--…" id="face-…">) and the sheets it is
-# drawn into (sheets.html.j2, printshop.html.j2: a clipping `sheet-slot`), so a rule on them
-# reaches every face; and the elements an HTML parser adds (a table's tbody).
+# <body> <section class="sheet"> <div class="card deck--…" id="face-…">, data-shape and
+# data-cut on a piece that is not a rectangle) and the sheets it is drawn into (sheets.html.j2,
+# printshop.html.j2: a clipping `sheet-slot`), so a rule on them reaches every face; and the
+# elements an HTML parser adds (a table's tbody).
 PAGE_NAMES = frozenset({
     "html", "head", "body", "section", "div", "tbody", "colgroup",
     ".sheet", ".sheet--front", ".sheet--back", ".sheet-slot", ".card",
     "[lang", "[class", "[id", "[style", "[data-source", "[data-clip", "[data-face", "[data-turn",
+    "[data-shape", "[data-cut",
 })
 PAGE_IDS = "face-"  # the faces page's id for each face's box: `face-<deck>.<n>`
 
