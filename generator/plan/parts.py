@@ -188,8 +188,9 @@ class Link(NamedTuple):
 
 class FaceBox(NamedTuple):
     """Where a page shows a card face: its page, the face's key, the face's box and the box it
-    is cut to (left, bottom, right, top, in PDF points), the cut's corner radius, and the
-    quarter turns (degrees clockwise) the face is drawn at."""
+    is cut to (left, bottom, right, top, in PDF points), the cut's corner radius, the quarter
+    turns (degrees clockwise) the face is drawn at, and the outline it is cut to within that
+    box when that is no rectangle (x, y pairs in PDF points; empty: the box)."""
 
     page: int
     key: str
@@ -197,6 +198,7 @@ class FaceBox(NamedTuple):
     clip: list[float]
     radius: float
     turn: int = 0
+    outline: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
