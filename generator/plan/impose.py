@@ -182,7 +182,8 @@ class Sheet:
         """Crop marks as line segments (x1, y1, x2, y2): every cut line drawn on past the
         pieces, `gap` clear of every bleed and at least `printable` mm from the paper's edges;
         where that leaves no room, a short guide in the piece's own outer bleed instead. With
-        its halo, neither touches another piece's cut-line or bleed box (a seam is no bleed)."""
+        its halo, neither touches another piece's cut-line or bleed box (a seam is no bleed).
+        Pieces cut alone get guides only on the straight lines across their block (_strips)."""
         found: set[tuple[float, float, float, float]] = set()
         near = _Near(self.slots, geometry.mark_gap)
         blocks: dict[int, list[Slot]] = {}
@@ -961,7 +962,8 @@ def overview_scale(tiling: Tiling, geometry: Geometry, paper: str) -> float:
 
 def marks_svg(sheet: Sheet, geometry: Geometry) -> Markup:
     """The crop marks of a sheet as one inline SVG covering the page, each on a white halo so
-    a guide in a dark bleed shows too; a gutter-fold sheet's fold as a dashed line."""
+    a guide in a dark bleed shows too; shaped pieces' cut outlines, each on a white halo just
+    outside it; a gutter-fold sheet's fold as a dashed line."""
     paper = sheet.paper
     lines = "".join(
         f'<line x1="{x1:.3f}" y1="{y1:.3f}" x2="{x2:.3f}" y2="{y2:.3f}"/>'
