@@ -638,7 +638,7 @@ class _Block:
 
     @property
     def turns(self) -> tuple[bool, ...]:
-        """Whether it may be turned a quarter: a piece cut alone is not (its art would turn)."""
+        """Whether it may be turned a quarter: not on a lattice, worked out upright."""
         return (False,) if self.lattice is not None else (False, True)
 
     def fits(self, layout: Layout, room: Box) -> bool:

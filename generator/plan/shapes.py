@@ -145,13 +145,13 @@ def _polygon(shape: Shape, width: float, height: float) -> list[Point]:
     return [(x * width, y * height) for x, y in unit]
 
 
-def _deduplicated(points: list[Point]) -> list[Point]:
-    """Points without one repeating the one before it."""
+def _deduplicated(points: list[Point], within: float = 1e-9) -> list[Point]:
+    """Points without one repeating the one before it (`within` mm of it)."""
     out: list[Point] = []
     for point in points:
-        if not out or math.dist(out[-1], point) > 1e-9:
+        if not out or math.dist(out[-1], point) > within:
             out.append(point)
-    if len(out) > 1 and math.dist(out[0], out[-1]) <= 1e-9:
+    if len(out) > 1 and math.dist(out[0], out[-1]) <= within:
         out.pop()
     return out
 
@@ -236,7 +236,7 @@ def clipped(points: list[Point], box: tuple[float, float, float, float]) -> list
             if inside:
                 kept.append(here)
         out = kept
-    return _deduplicated(out)
+    return _deduplicated(out, 1e-3)  # a corner the box shaves by a hair is one corner
 
 
 def below(fixed: list[Point], moving: list[Point], across: float) -> float | None:
