@@ -645,16 +645,19 @@ def _element(box: Any) -> Any:
     return element if element is not None and getattr(box, "element_tag", None) else None
 
 
-def _face_boxes(box: Any, clip: list[float]
-                ) -> Iterator[tuple[str, list[float], list[float], int, bool]]:
-    """Every face box under `box` (face key, box, clip with its radius, turn, mirrored), in
-    painting order, in CSS px from the page's top left."""
+Clip = tuple[list[float], float, list[float]]  # a box, its corner radius, an outline
+
+
+def _face_boxes(box: Any, clip: Clip) -> Iterator[tuple[str, list[float], Clip, int, bool]]:
+    """Every face box under `box` (face key, box, clip with its radius and outline, turn,
+    mirrored), in painting order, in CSS px from the page's top left."""
     element = _element(box)
     if element is not None:
         x, y, width, height = box.padding_box_x(), box.padding_box_y(), \
             box.padding_width(), box.padding_height()
         if element.get("data-clip") is not None:
-            clip = [x, y, x + width, y + height, box.border_top_left_radius[0]]
+            clip = ([x, y, x + width, y + height], box.border_top_left_radius[0],
+                    _clip_outline(element.get("data-clip-path"), x, y))
         if element.get("data-face"):
             yield (element.get("data-face"), [x, y, x + width, y + height], clip,
                    int(element.get("data-turn") or 0), element.get("data-mirror") is not None)
@@ -663,16 +666,37 @@ def _face_boxes(box: Any, clip: list[float]
         yield from _face_boxes(child, clip)
 
 
+def _clip_outline(value: str | None, x: float, y: float) -> list[float]:
+    """A clip's `data-clip-path` (x y pairs in mm from its box's top left) as x, y in CSS px
+    from the page's top left; empty when it has none, or not a polygon of numbers."""
+    try:
+        numbers = [float(number) for number in (value or "").split()[:2 * MAX_OUTLINE]]
+    except ValueError:
+        return []
+    if len(numbers) < 6 or len(numbers) % 2 or not all(map(math.isfinite, numbers)):
+        return []
+    return [(y if index % 2 else x) + number * PX_PER_MM for index, number in enumerate(numbers)]
+
+
+MAX_OUTLINE = 4096  # corners of a clipping outline at most
+
+
 def placements(document: Any) -> list[FaceBox]:
     """Where each page of a laid-out document shows a face, in PDF points."""
     found = []
     for index, page in enumerate(document.pages):
-        for key, box, clip, turn, mirror in _face_boxes(page._page_box,
-                                                        [0, 0, page.width, page.height, 0]):
+        for key, box, (clip, radius, points), turn, mirror in _face_boxes(
+                page._page_box, ([0, 0, page.width, page.height], 0, [])):
             found.append(FaceBox(index, key, to_points(box, page.height),
-                                 to_points(clip[:4], page.height),
-                                 round(clip[4] * PT_PER_PX, 3), turn, mirror))
+                                 to_points(clip, page.height), round(radius * PT_PER_PX, 3),
+                                 turn, mirror, _in_points(points, page.height)))
     return found
+
+
+def _in_points(points: list[float], height: float) -> tuple[float, ...]:
+    """x, y pairs in CSS px from a page's top left, in PDF points from its bottom left."""
+    return tuple(round((height - value if odd % 2 else value) * PT_PER_PX, 3)
+                 for odd, value in enumerate(points))
 
 
 Rect = tuple[float, float, float, float]  # left, top, right, bottom, in CSS px

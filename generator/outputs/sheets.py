@@ -108,8 +108,9 @@ class SheetsOutput(OutputKind):
                 items = [Item(piece, None, tiling.piece, deck.spec.id, deck.spec.crop_marks)
                          for face in fronts for piece in tile(face, tiling, glue)]
             else:
+                shape = geometry.shape(deck.spec.size, deck.shape)
                 items = [Item(Piece(face), Piece(back) if back else None, tiling.piece,
-                              deck.spec.id, deck.spec.crop_marks)
+                              deck.spec.id, deck.spec.crop_marks, shape)
                          for face, back in zip(fronts, backs, strict=True)]
             pools.setdefault(deck.spec.id if deck.spec.own_sheets else "", []).extend(items)
             if deck.spec.overview and tiling.count > 1:

@@ -592,8 +592,9 @@ def _draw_faces(pdf: Any, shown: list[Any], pages: dict[int, list[FaceBox]],
             matrix = _face_matrix([float(value) for value in forms[face.key].BBox], face.box,
                                   face.turn, face.mirror)
             x0_, y0_, x1_, y1_ = face.clip
-            drawing.append(f"q {_clip_path(x0_, y0_, x1_, y1_, face.radius)} {matrix} cm "
-                           f"/Face{number} Do Q")
+            clip = _outline_path(face.outline) if face.outline else \
+                _clip_path(x0_, y0_, x1_, y1_, face.radius)
+            drawing.append(f"q {clip} {matrix} cm /Face{number} Do Q")
         _add_forms(page, {f"/Face{number}": forms[face.key] for number, face in enumerate(placed)})
         page.contents_add(pikepdf.Stream(pdf, ("\n".join(drawing) + "\n").encode()),
                           prepend=True)
@@ -636,6 +637,12 @@ def _clip_path(x0: float, y0: float, x1: float, y1: float, radius: float) -> str
         f"{x0 + k:.3f} {y1:.3f} {x0:.3f} {y1 - k:.3f} {x0:.3f} {y1 - r:.3f} c",
         f"{x0:.3f} {y0 + r:.3f} l",
         f"{x0:.3f} {y0 + k:.3f} {x0 + k:.3f} {y0:.3f} {x0 + r:.3f} {y0:.3f} c h W n"])
+
+
+def _outline_path(points: tuple[float, ...]) -> str:
+    """A polygon (x, y pairs in PDF points) as a PDF clipping path."""
+    pairs = [f"{points[index]:.3f} {points[index + 1]:.3f}" for index in range(0, len(points), 2)]
+    return f"{pairs[0]} m " + " ".join(f"{pair} l" for pair in pairs[1:]) + " h W n"
 
 
 def _add_forms(page: Any, forms: dict[str, Any]) -> None:

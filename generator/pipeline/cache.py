@@ -317,11 +317,14 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
         links = [Link(int(page), str(anchor), [float(x) for x in rectangle])
                  for page, anchor, rectangle in meta["links"]]
         faces = [FaceBox(int(page), str(face), [float(x) for x in box],
-                         [float(x) for x in clip], float(radius), int(turn), mirror)
-                 for page, face, box, clip, radius, turn, mirror in meta["faces"]]
+                         [float(x) for x in clip], float(radius), int(turn), mirror,
+                         tuple(float(x) for x in outline))
+                 for page, face, box, clip, radius, turn, mirror, outline in meta["faces"]]
         if any(face.turn not in (0, 90, 180, 270) or type(face.mirror) is not bool
                for face in faces):
             raise ValueError("a turn")
+        if any(len(face.outline) % 2 for face in faces):
+            raise ValueError("an outline")
         shrunk = [(str(source), str(name), float(points))
                   for source, name, points in meta.get("shrunk", [])]
         on_pages = [*anchors.values(), *(link.page for link in links),

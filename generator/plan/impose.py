@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cache
 
 from markupsafe import Markup, escape
 
 from .geometry import Box, Geometry, Grid, Tiling
 from .render import Face
+from .shapes import (
+    RECT,
+    Point,
+    Shape,
+    below,
+    clipped,
+    corner_arcs,
+    corner_bands,
+    mirrored,
+    outline,
+    shares_sides,
+    svg_path,
+)
 
 TICK = 2.4  # mm: the size of an alignment triangle on a tiled component's join
 TICK_INSET = 8  # mm: how far from the piece's ends the triangles sit along a join
@@ -29,21 +43,25 @@ class Piece:
 @dataclass(frozen=True)
 class Item:
     """One thing to print and cut out: its front piece, its back (None when single-sided), its
-    size at the cut line, the group it shares sheets with, and whether it gets crop marks."""
+    size at the cut line, the group it shares sheets with, whether it gets crop marks (and
+    cut outlines), and the shape it is cut to."""
 
     front: Piece
     back: Piece | None
     size: Box
     group: str
     marks: bool = True
+    shape: Shape = RECT
 
 
 @dataclass(frozen=True)
 class Slot:
     """A piece placed on a sheet: its cut-line box on the page, the quarter turns (clockwise)
-    it is drawn at, the bleed on each edge (none where a neighbour shares the cut), and how
-    far its face is painted on under a neighbour on each edge (left, top, right, bottom), so
-    no hairline shows between them: only drawn, never bleed."""
+    it is drawn at, the bleed on each edge (none where a neighbour shares the cut; for a
+    shape cut alone, how far its grown outline reaches past the box), how far its face is
+    painted on under a neighbour on each edge (left, top, right, bottom), so no hairline shows
+    between them: only drawn, never bleed; its shape as it lies on the page (a back's is the
+    front's mirrored) and the block of the page it was packed in."""
 
     piece: Piece
     x: float
@@ -57,6 +75,32 @@ class Slot:
     turn: int = 0
     marks: bool = True
     seams: tuple[float, float, float, float] = (0, 0, 0, 0)
+    shape: Shape = RECT
+    block: int = 0
+
+    @property
+    def alone(self) -> bool:
+        """Whether it is cut along its own outline (a circle, a hex, a pack's outline), not
+        along cut lines shared on a grid."""
+        return not self.shape.on_grid
+
+    def bleed_outline(self, bleed: float, box: tuple[float, float, float, float] | None = None
+                      ) -> list[Point]:
+        """Its outline grown by the bleed, on the page, cut off at its bleed box (or `box`):
+        no bleed where a neighbour shares its cut."""
+        points = [(self.x + x, self.y + y)
+                  for x, y in outline(self.shape, self.width, self.height, bleed)]
+        return clipped(points, box or self.outer)
+
+    def clip_path(self, bleed: float) -> str:
+        """What its face is cut to when that is no rectangle: the outline grown by the bleed
+        (and its seams), as `x y` pairs in mm from the top left of the box it is drawn in;
+        empty for a piece cut on the grid."""
+        if not self.alone:
+            return ""
+        left, top, _, _ = self.drawn
+        return " ".join(f"{x - left:.3f} {y - top:.3f}"
+                        for x, y in self.bleed_outline(bleed, self.drawn))
 
     @property
     def trim(self) -> tuple[float, float, float, float]:
@@ -138,13 +182,37 @@ class Sheet:
         """Crop marks as line segments (x1, y1, x2, y2): every cut line drawn on past the
         pieces, `gap` clear of every bleed and at least `printable` mm from the paper's edges;
         where that leaves no room, a short guide in the piece's own outer bleed instead. With
-        its halo, neither touches another piece's cut-line or bleed box (a seam is no bleed)."""
+        its halo, neither touches another piece's cut-line or bleed box (a seam is no bleed).
+        Pieces cut alone get guides only on the straight lines across their block (_strips)."""
         found: set[tuple[float, float, float, float]] = set()
         near = _Near(self.slots, geometry.mark_gap)
+        blocks: dict[int, list[Slot]] = {}
         for slot in self.slots:
-            if slot.marks:
+            if slot.marks and slot.alone:
+                blocks.setdefault(slot.block, []).append(slot)
+            elif slot.marks:
                 found.update(_guides(slot, near, self.paper, geometry))
+        for slots in blocks.values():
+            found.update(_strips(slots, near, self.paper, geometry))
         return sorted(found)
+
+    def cuts(self, geometry: Geometry) -> list[tuple[str, list[list[Point]]]]:
+        """Each shaped piece's cut outline, as SVG path data in mm, with the white halo that
+        lies just outside it (polygons): the whole outline of a piece cut alone; only the
+        corner arcs of a rounded rectangle, whose straight sides follow the crop marks."""
+        halo = HALO * geometry.mark_width
+        out = []
+        for slot in self.slots:
+            if not slot.marks or slot.shape.square:
+                continue
+            at = (slot.x, slot.y)
+            if slot.alone:
+                ring = [slot.bleed_outline(halo, slot.outer), slot.bleed_outline(0, slot.outer)]
+                out.append((svg_path(slot.shape, slot.width, slot.height, 0, at), ring))
+            else:
+                out.append((corner_arcs(slot.shape, slot.width, slot.height, at),
+                            corner_bands(slot.shape, slot.width, slot.height, halo, at)))
+        return out
 
 
 class _Near:
@@ -162,6 +230,42 @@ class _Near:
     def beside(self, at: float, vertical: bool) -> list[Slot]:
         """The slots whose grown bleed box a vertical (or horizontal) line `at` may cross."""
         return self.strips[0 if vertical else 1].get(math.floor(at), [])
+
+
+def _strips(slots: list[Slot], near: _Near, paper: Box,
+            geometry: Geometry) -> list[tuple[float, float, float, float]]:
+    """Guides for the straight cuts across a block of pieces cut alone: in the margin, on
+    every line that runs between its rows (or columns) from one side of the block to the
+    other without crossing a bleed (a row of hexes sharing their sides, between them too), so
+    the block can be cut into strips before each piece is cut out."""
+    out = []
+    edge = geometry.printable
+    left, top = min(slot.outer[0] for slot in slots), min(slot.outer[1] for slot in slots)
+    right, bottom = max(slot.outer[2] for slot in slots), max(slot.outer[3] for slot in slots)
+    for y in _between([(slot.outer[1], slot.outer[3]) for slot in slots]):
+        if edge <= y <= paper.height - edge:
+            for start, step, limit in ((left, -1, edge), (right, 1, paper.width - edge)):
+                mark = _mark(y, start, step, 0, limit, near.beside(y, False), geometry, False)
+                if mark:
+                    out.append((mark[0], y, mark[1], y))
+    for x in _between([(slot.outer[0], slot.outer[2]) for slot in slots]):
+        if edge <= x <= paper.width - edge:
+            for start, step, limit in ((top, -1, edge), (bottom, 1, paper.height - edge)):
+                mark = _mark(x, start, step, 0, limit, near.beside(x, True), geometry, True)
+                if mark:
+                    out.append((x, mark[0], x, mark[1]))
+    return out
+
+
+def _between(spans: list[tuple[float, float]]) -> list[float]:
+    """The lines between spans (from, to) that no span crosses: the middle of each gap
+    between them, or where two only touch (a cut two pieces share)."""
+    lines, end = [], None
+    for low, high in sorted(spans):
+        if end is not None and low >= end - EPS:
+            lines.append(round((low + end) / 2, 4))
+        end = high if end is None else max(end, high)
+    return lines
 
 
 def _guides(slot: Slot, near: _Near, paper: Box,
@@ -261,6 +365,7 @@ EPS = 1e-6  # mm: two lengths this close are the same
 MIN_MARK = 1.5  # mm: a crop mark shorter than this is not drawn in the margin
 BLEED_GUIDE_CLEAR = 0.3  # mm: a guide drawn in the bleed stops this far short of any cut
 MIN_GUIDE = 0.5  # mm: the shortest guide worth drawing in the bleed
+HALO = 1.5  # a cut outline's white halo reaches this many stroke widths outside it
 
 
 def _behind(slot: Slot, back: Piece, paper: Box, flip: str,
@@ -280,7 +385,8 @@ def _behind(slot: Slot, back: Piece, paper: Box, flip: str,
     seams = slot.seams
     return Slot(back, round(x + offset[0], 4), round(y + offset[1], 4), slot.width,
                 slot.height, sides[left], sides[top], sides[right], sides[bottom], turn=turn,
-                marks=slot.marks, seams=(seams[left], seams[top], seams[right], seams[bottom]))
+                marks=slot.marks, seams=(seams[left], seams[top], seams[right], seams[bottom]),
+                shape=mirrored(slot.shape, flip != "short"), block=slot.block)
 
 
 def _place(grid: Grid, geometry: Geometry,
@@ -310,7 +416,7 @@ def _place(grid: Grid, geometry: Geometry,
     return slots
 
 
-Shape = tuple[int, int, bool]  # a block's columns and rows on the page, and whether turned
+Layout = tuple[int, int, bool]  # a block's columns and rows on the page, and whether turned
 Rect = tuple[float, float, float, float]  # left, top, width, height
 LOOKAHEAD = 8  # a new page's first block leaves room for as many of the next 8 as it can
 
@@ -346,7 +452,8 @@ def pack(items: list[Item], paper: str, geometry: Geometry,
     for item in items:
         half = "" if item.back is None else next(
             (name for name, area in (("down", down), ("across", across))
-             if any(_fits(item.size, (1, 1, turned), area[2]) for turned in (False, True))), "")
+             if any(_Block([item], []).fits((1, 1, turned), area[2])
+                    for turned in (False, True))), "")
         folded[half].append(item)
     flat = Duplex(duplex.backs, duplex.flip, duplex.offset)
     return (_pack(folded["down"], sheet, down, geometry, Duplex(duplex.backs, fold=True),
@@ -396,10 +503,13 @@ def _pack(items: list[Item], paper: Box, area: tuple[float, float, Box], geometr
     Between blocks lies sheet.gutter: they share no cut line, so each has its own bleed on
     that edge and the gap must hold both, never less than 2 × bleed (print.yaml says why
     10 mm)."""
-    gutter = max(geometry.gutter, 2 * geometry.bleed)
+    reach = max([geometry.bleed] + [max(_reach(item.shape, item.size, geometry.bleed))
+                                    + geometry.mark_gap / 2
+                                    for item in items if not item.shape.on_grid])
+    gutter = max(geometry.gutter, 2 * reach)
     room = area[2]
     space = Box(room.width + gutter, room.height + gutter)  # every block brings its gutter
-    full, rest = _blocks(items, room, grid)
+    full, rest = _blocks(items, room, geometry, grid)
     queue = full + sorted(rest, key=lambda block: -block.area)
     pages: list[_Page] = []
     for index, block in enumerate(queue):
@@ -411,15 +521,106 @@ def _pack(items: list[Item], paper: Box, area: tuple[float, float, Box], geometr
     return [sheet for page in pages for sheet in page.sheets(paper, area, geometry, duplex)]
 
 
+@cache
+def _reach(shape: Shape, size: Box, bleed: float) -> tuple[float, float, float, float]:
+    """How far a piece's outline grown by the bleed reaches past its cut box on each side
+    (left, top, right, bottom): a hex's point further than the bleed."""
+    points = outline(shape, size.width, size.height, bleed)
+    return (round(-min(x for x, _ in points), 4), round(-min(y for _, y in points), 4),
+            round(max(x for x, _ in points) - size.width, 4),
+            round(max(y for _, y in points) - size.height, 4))
+
+
+@dataclass(frozen=True)
+class _Lattice:
+    """Where pieces cut alone along their outlines sit in a block, in lines (rows, or
+    columns when `columns`): `across` mm apart in a line, lines `down` mm apart, every other
+    line moved `shift` mm along (0: straight lines), and whether neighbours in a line share
+    a straight cut (pointy hexes in a row, flat ones in a column)."""
+
+    piece: Box
+    across: float
+    down: float
+    shift: float = 0
+    shared: bool = False
+    columns: bool = False
+
+    def _lined(self, box: Box) -> Box:
+        """A box on the page as its lines see it (along a line, then across): columns swap."""
+        return Box(box.height, box.width) if self.columns else box
+
+    def extent(self, per_line: int, lines: int) -> Box:
+        """The cut-line box of `per_line` pieces a line in `lines` lines."""
+        piece = self._lined(self.piece)
+        return self._lined(Box(round((per_line - 1) * self.across + piece.width
+                                     + (self.shift if lines > 1 else 0), 4),
+                               round((lines - 1) * self.down + piece.height, 4)))
+
+    def fit(self, room: Box) -> tuple[int, int]:
+        """The most pieces a line and lines that fit the room (0, 0 when not one does)."""
+        room, piece = self._lined(room), self._lined(self.piece)
+        if room.width + EPS < piece.width or room.height + EPS < piece.height:
+            return 0, 0
+        lines = int((room.height - piece.height + EPS) // self.down) + 1
+        per_line = int((room.width - piece.width - self.shift + EPS) // self.across) + 1
+        if lines == 1 or per_line < 1:
+            lines, per_line = 1, int((room.width - piece.width + EPS) // self.across) + 1
+        return per_line, lines
+
+    def origin(self, index: int, line: int) -> tuple[float, float]:
+        """Where the cut box of the `index`th piece of line `line` starts."""
+        along, across = index * self.across + (self.shift if line % 2 else 0), line * self.down
+        return (across, along) if self.columns else (along, across)
+
+
+def _lattices(shape: Shape, size: Box, geometry: Geometry) -> list[_Lattice]:
+    """The ways pieces of a shape cut alone may sit, each bleed `mark_gap` clear of every
+    other: in straight rows, straight columns, then rows or columns offset half a piece and
+    nested closer. Neighbours in a line share a straight cut where the shape allows."""
+    bleed, gap = geometry.bleed, geometry.mark_gap
+    piece = outline(shape, size.width, size.height, bleed)
+    zone = outline(shape, size.width, size.height, bleed + gap)  # no other bleed comes in
+    edge = outline(shape, size.width, size.height)
+    lattices: list[list[_Lattice]] = []
+    for columns in (False, True):
+        turn = _swapped if columns else list
+        box = Box(size.height, size.width) if columns else size
+        lattices.append([replace(lattice, piece=size, columns=columns) for lattice in _lines(
+            turn(piece), turn(zone), shares_sides(turn(edge), box.width), box)])
+    return [lattices[0][0], lattices[1][0], lattices[0][1], lattices[1][1]]
+
+
+def _lines(piece: list[Point], zone: list[Point], shared: bool, size: Box) -> list[_Lattice]:
+    """Rows of a piece whose bleed outline is `piece`, no other bleed coming inside `zone`:
+    straight, then offset half a piece and nested as close as they go."""
+
+    def clear(across: float) -> float:  # how far below a piece another moved across goes
+        found = below(zone, piece, across)
+        return 0 if found is None else found
+
+    across = size.width if shared else below(_swapped(zone), _swapped(piece), 0) or 0
+    down = max(clear(step * across) for step in (-1, 0, 1))
+    nested = max([clear(across / 2 + step * across) for step in (-2, -1, 0, 1)] + [down / 2])
+    return [_Lattice(size, round(across, 4), round(down, 4), 0, shared),
+            _Lattice(size, round(across, 4), round(nested, 4), round(across / 2, 4), shared)]
+
+
+def _swapped(points: list[Point]) -> list[Point]:
+    """A polygon mirrored across its diagonal: rows become columns."""
+    return [(y, x) for x, y in points]
+
+
 @dataclass
 class _Block:
-    """Items of one size, all with backs or all without, as a little grid sharing cut lines:
-    the shapes it may take (the first preferred), and where its size's grid sits on a sheet
-    it has to itself in that shape (None: centred)."""
+    """Items of one size and shape, all with backs or all without, as a little grid sharing
+    cut lines (or, cut alone, on a lattice): the layouts it may take (the first preferred),
+    and where its size's grid sits on a sheet it has to itself in that layout (None:
+    centred)."""
 
     items: list[Item]
-    shapes: list[Shape]
+    layouts: list[Layout]
     origin: tuple[float, float] | None = None
+    lattice: _Lattice | None = None
 
     @property
     def size(self) -> Box:
@@ -435,75 +636,88 @@ class _Block:
         """One item's box on the page."""
         return Box(self.size.height, self.size.width) if turned else self.size
 
-    def extent(self, shape: Shape) -> Box:
-        """The block's cut-line box in a shape."""
-        cols, rows, turned = shape
+    @property
+    def turns(self) -> tuple[bool, ...]:
+        """Whether it may be turned a quarter: not on a lattice, worked out upright."""
+        return (False,) if self.lattice is not None else (False, True)
+
+    def fits(self, layout: Layout, room: Box) -> bool:
+        """Whether it fits the room in a layout."""
+        extent = self.extent(layout)
+        return extent.width <= room.width + EPS and extent.height <= room.height + EPS
+
+    def fit(self, room: Box, turned: bool) -> tuple[int, int]:
+        """The most columns and rows of its pieces that fit the room."""
+        if self.lattice is not None:
+            return self.lattice.fit(room)
+        cell = self.cell(turned)
+        return (max(0, int((room.width + EPS) // cell.width)),
+                max(0, int((room.height + EPS) // cell.height)))
+
+    def extent(self, layout: Layout) -> Box:
+        """The block's cut-line box in a layout."""
+        cols, rows, turned = layout
+        if self.lattice is not None:
+            return self.lattice.extent(cols, rows)
         cell = self.cell(turned)
         return Box(cols * cell.width, rows * cell.height)
 
 
-def _blocks(items: list[Item], room: Box,
+def _blocks(items: list[Item], room: Box, geometry: Geometry,
             grid: Callable[[Box], Grid | None] | None) -> tuple[list[_Block], list[_Block]]:
-    """Each size's items, those with backs apart from those without, in blocks of a full
-    page each (with backs, the size's grid; without, upright or turned, whichever holds
-    more), and a block of what is left, free to take any shape that fits the room."""
+    """Each size and shape's items, those with backs apart from those without, in blocks of
+    a full page each (with backs, the size's grid; without, upright or turned, whichever
+    holds more; cut alone, the lattice that holds most), and a block of what is left, free
+    to take any layout that fits the room (cut alone, in straight lines when they hold it:
+    strips are easier to cut)."""
     full: list[_Block] = []
     rest: list[_Block] = []
-    groups: dict[tuple[Box, bool], list[Item]] = {}
+    groups: dict[tuple[Box, bool, Shape], list[Item]] = {}
     for item in items:
-        groups.setdefault((item.size, item.back is not None), []).append(item)
-    for (size, backed), group in groups.items():
-        origin = None
-        sized = grid(size) if backed and grid is not None else None
-        if sized is not None:
-            shape, origin = (sized.cols, sized.rows, False), (sized.left, sized.top)
-        else:
-            shape = _most(size, room)
-        per_page = shape[0] * shape[1]
+        groups.setdefault((item.size, item.back is not None, item.shape), []).append(item)
+    for (size, backed, shape), group in groups.items():
+        models = [_Block(group, [], None, lattice) for lattice in
+                  ([None] if shape.on_grid else _lattices(shape, size, geometry))]
+        layouts = []
+        for model in models:
+            sized = grid(size) if backed and grid is not None and shape.on_grid else None
+            if sized is not None:
+                layout, model.origin = (sized.cols, sized.rows, False), (sized.left, sized.top)
+            else:
+                layout = max(((*model.fit(room, turned), turned) for turned in model.turns),
+                             key=lambda layout: layout[0] * layout[1])  # upright when they tie
+            layouts.append(layout)
+        per_page = max(cols * rows for cols, rows, _ in layouts)
         if not per_page:
             raise ValueError(f"a {size.width}×{size.height} mm piece does not fit the paper")
         for start in range(0, len(group), per_page):
             chunk = group[start:start + per_page]
-            if len(chunk) == per_page:
-                turned = (shape[1], shape[0], not shape[2])  # the whole block a quarter round
-                others = [turned] if origin is None and _fits(chunk[0].size, turned, room) else []
-                full.append(_Block(chunk, [shape, *others], origin))
+            model, layout = next((model, layout) for model, layout in zip(
+                models, layouts, strict=True) if layout[0] * layout[1] >= len(chunk))
+            block = replace(model, items=chunk)
+            if len(chunk) == layout[0] * layout[1]:
+                turned = (layout[1], layout[0], not layout[2])  # the whole block a quarter round
+                block.layouts = [layout] + ([turned] if block.origin is None and True in
+                                            block.turns and block.fits(turned, room) else [])
+                full.append(block)
                 continue
-            cols = min(shape[0], len(chunk))
-            first = (cols, -(-len(chunk) // cols), shape[2])
-            rest.append(_Block(chunk, _shapes(len(chunk), size, room, first), origin))
+            cols = min(layout[0], len(chunk))
+            block.layouts = _layouts(block, room, (cols, -(-len(chunk) // cols), layout[2]))
+            rest.append(block)
     return full, rest
 
 
-def _most(size: Box, room: Box) -> Shape:
-    """The shape of a full page of one size: upright or turned, whichever holds more
-    (upright when they tie)."""
-    shapes = []
-    for turned in (False, True):
-        width, height = (size.height, size.width) if turned else (size.width, size.height)
-        shapes.append((int((room.width + EPS) // width), int((room.height + EPS) // height),
-                       turned))
-    return max(shapes, key=lambda shape: shape[0] * shape[1])
-
-
-def _fits(size: Box, shape: Shape, room: Box) -> bool:
-    """Whether a block of one size in a shape fits the room."""
-    cols, rows, turned = shape
-    width, height = (size.height, size.width) if turned else (size.width, size.height)
-    return cols * width <= room.width + EPS and rows * height <= room.height + EPS
-
-
-def _shapes(count: int, size: Box, room: Box, first: Shape) -> list[Shape]:
-    """Every shape `count` items of one size can take in the room, upright or turned, with
-    no column left empty; `first` first."""
-    shapes = [first]
-    for turned in (False, True):
+def _layouts(block: _Block, room: Box, first: Layout) -> list[Layout]:
+    """Every layout a block's items can take in the room, upright or turned, with no column
+    left empty; `first` first."""
+    layouts, count = [first], len(block.items)
+    for turned in block.turns:
         for cols in range(1, count + 1):
             rows = -(-count // cols)
-            shape = (cols, rows, turned)
-            if cols == -(-count // rows) and shape != first and _fits(size, shape, room):
-                shapes.append(shape)
-    return shapes
+            layout = (cols, rows, turned)
+            if cols == -(-count // rows) and layout != first and block.fits(layout, room):
+                layouts.append(layout)
+    return layouts
 
 
 def _spread(block: _Block, pages: list[_Page], gutter: float) -> bool:
@@ -516,9 +730,9 @@ def _spread(block: _Block, pages: list[_Page], gutter: float) -> bool:
             where = page.most(block, len(items), gutter)
             if where is None:
                 break
-            shape, x, y = where
-            count = min(len(items), shape[0] * shape[1])
-            page.put(_Block(items[:count], [shape]), shape, x, y, gutter)
+            layout, x, y = where
+            count = min(len(items), layout[0] * layout[1])
+            page.put(replace(block, items=items[:count], layouts=[layout]), layout, x, y, gutter)
             items = items[count:]
     if items:
         return False
@@ -527,12 +741,12 @@ def _spread(block: _Block, pages: list[_Page], gutter: float) -> bool:
 
 
 def _opened(block: _Block, later: list[_Block], space: Box, gutter: float) -> _Page:
-    """A new page for a block that fits no page begun: in the shape that leaves room for
-    the most of the blocks after it (its first shape, when that makes no difference)."""
+    """A new page for a block that fits no page begun: in the layout that leaves room for
+    the most of the blocks after it (its first layout, when that makes no difference)."""
     best: tuple[float, _Page] | None = None
-    for shape in block.shapes:
+    for layout in block.layouts:
         page = _Page(space)
-        page.put(block, shape, 0, 0, gutter)
+        page.put(block, layout, 0, 0, gutter)
         trial = page.copy()
         held = sum(other.area for other in later if trial.place(other, gutter))
         if best is None or held > best[0] + EPS:
@@ -543,11 +757,11 @@ def _opened(block: _Block, later: list[_Block], space: Box, gutter: float) -> _P
 
 @dataclass
 class _Page:
-    """A page being packed: its blocks, each in its shape at its place, and its free
+    """A page being packed: its blocks, each in its layout at its place, and its free
     rectangles (MaxRects); every block is counted with a gutter right and below it."""
 
     space: Box
-    placed: list[tuple[_Block, Shape, float, float]] = field(default_factory=list)
+    placed: list[tuple[_Block, Layout, float, float]] = field(default_factory=list)
     free: list[Rect] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -559,50 +773,48 @@ class _Page:
         return _Page(self.space, list(self.placed), list(self.free))
 
     def place(self, block: _Block, gutter: float) -> bool:
-        """Put a block where it fits best (shortest side left over), in the shape that fits
+        """Put a block where it fits best (shortest side left over), in the layout that fits
         best (the first when they tie); False when it fits nowhere."""
         best = None
-        for index, shape in enumerate(block.shapes):
-            extent = block.extent(shape)
+        for index, layout in enumerate(block.layouts):
+            extent = block.extent(layout)
             width, height = extent.width + gutter, extent.height + gutter
             for x, y, free_w, free_h in self.free:
                 if width <= free_w + EPS and height <= free_h + EPS:
                     score = (min(free_w - width, free_h - height), y, x, index)
                     if best is None or score < best[0]:
-                        best = (score, shape, x, y)
+                        best = (score, layout, x, y)
         if best is None:
             return False
         self.put(block, best[1], best[2], best[3], gutter)
         return True
 
-    def most(self, block: _Block, count: int, gutter: float) -> tuple[Shape, float, float] | None:
+    def most(self, block: _Block, count: int, gutter: float) -> tuple[Layout, float, float] | None:
         """The free rectangle that holds the most of `count` items of a block's size, and
-        their shape there (a full row first)."""
+        their layout there (a full row first)."""
         best = None
         for x, y, free_w, free_h in self.free:
-            for turned in (False, True):
-                cell = block.cell(turned)
-                cols = max(0, int((free_w - gutter + EPS) // cell.width))
-                rows = max(0, int((free_h - gutter + EPS) // cell.height))
+            for turned in block.turns:
+                cols, rows = block.fit(Box(free_w - gutter, free_h - gutter), turned)
                 held = min(count, cols * rows)
                 if held and (best is None or held > best[0]):
                     cols = min(cols, held)
                     best = (held, (cols, -(-held // cols), turned), x, y)
         return None if best is None else best[1:]
 
-    def put(self, block: _Block, shape: Shape, x: float, y: float, gutter: float) -> None:
-        """Place a block in a shape with its top left corner at (x, y)."""
-        extent = block.extent(shape)
-        self.placed.append((block, shape, x, y))
+    def put(self, block: _Block, layout: Layout, x: float, y: float, gutter: float) -> None:
+        """Place a block in a layout with its top left corner at (x, y)."""
+        extent = block.extent(layout)
+        self.placed.append((block, layout, x, y))
         self.free = _split_free(self.free, (x, y, extent.width + gutter, extent.height + gutter))
 
     def sheets(self, paper: Box, area: tuple[float, float, Box], geometry: Geometry,
                duplex: Duplex) -> list[Sheet]:
         """The page's fronts, then its backs, each behind its own front; or one gutter-fold
-        sheet of both; or one single-sided sheet. A block alone in its first shape sits
+        sheet of both; or one single-sided sheet. A block alone in its first layout sits
         where its size's grid does; anything else is centred in the area as a whole."""
-        block, shape, _, _ = self.placed[0]
-        if len(self.placed) == 1 and block.origin is not None and shape == block.shapes[0]:
+        block, layout, _, _ = self.placed[0]
+        if len(self.placed) == 1 and block.origin is not None and layout == block.layouts[0]:
             shift_x, shift_y = block.origin
         else:
             left, top, room = area
@@ -612,11 +824,17 @@ class _Page:
         flip, offset = duplex.flip, (0.0, 0.0) if duplex.fold else duplex.offset
         fronts: list[Slot] = []
         backs: list[Slot] = []
-        for block, (cols, rows, turned), x, y in self.placed:
-            grid = Grid(paper, block.cell(turned), cols, rows, 0, 0)
-            cells = {(index % cols, index // cols): (item.front, item.marks)
-                     for index, item in enumerate(block.items)}  # in reading order
-            slots = _place(grid, geometry, cells, (x + shift_x, y + shift_y), 90 if turned else 0)
+        for number, (block, (cols, rows, turned), x, y) in enumerate(self.placed):
+            if block.lattice is not None:
+                slots = _lay(block, cols, (x + shift_x, y + shift_y), geometry)
+            else:
+                grid = Grid(paper, block.cell(turned), cols, rows, 0, 0)
+                cells = {(index % cols, index // cols): (item.front, item.marks)
+                         for index, item in enumerate(block.items)}  # in reading order
+                slots = _place(grid, geometry, cells, (x + shift_x, y + shift_y),
+                               90 if turned else 0)
+            slots = [replace(slot, shape=item.shape, block=number)
+                     for slot, item in zip(slots, block.items, strict=True)]
             fronts += slots
             backs += [_behind(slot, item.back, paper, flip, offset)
                       for slot, item in zip(slots, block.items, strict=True)
@@ -627,6 +845,31 @@ class _Page:
             return [Sheet(paper, "fold", fronts + backs, across=flip == "short")]
         return [Sheet(paper, "front", fronts)] + ([Sheet(paper, "back", backs)]
                                                    if duplex.backs else [])
+
+
+def _lay(block: _Block, cols: int, origin: tuple[float, float], geometry: Geometry
+         ) -> list[Slot]:
+    """A block of pieces cut alone as slots on its lattice, `cols` a row in reading order:
+    each with its own bleed along its outline, but none (and a seam painted under the
+    right-hand one) where two side by side share a straight cut."""
+    lattice = block.lattice
+    assert lattice is not None
+    reach = _reach(block.items[0].shape, block.size, geometry.bleed)
+    start, end = (1, 3) if lattice.columns else (0, 2)  # the sides a line's neighbours share
+    count, slots = len(block.items), []
+    for index, item in enumerate(block.items):
+        col = index % cols
+        before = lattice.shared and col > 0
+        after = lattice.shared and col < cols - 1 and index < count - 1
+        x, y = lattice.origin(col, index // cols)
+        sides = [0.0 if (side == start and before) or (side == end and after) else reach[side]
+                 for side in range(4)]
+        seams = [geometry.seam if side == end and after else 0.0 for side in range(4)]
+        slots.append(Slot(item.front, round(origin[0] + x, 4), round(origin[1] + y, 4),
+                          block.size.width, block.size.height, sides[0], sides[1], sides[2],
+                          sides[3], marks=item.marks,
+                          seams=(seams[0], seams[1], seams[2], seams[3])))
+    return slots
 
 
 def _split_free(free: list[Rect], used: Rect) -> list[Rect]:
@@ -719,7 +962,8 @@ def overview_scale(tiling: Tiling, geometry: Geometry, paper: str) -> float:
 
 def marks_svg(sheet: Sheet, geometry: Geometry) -> Markup:
     """The crop marks of a sheet as one inline SVG covering the page, each on a white halo so
-    a guide in a dark bleed shows too; a gutter-fold sheet's fold as a dashed line."""
+    a guide in a dark bleed shows too; shaped pieces' cut outlines, each on a white halo just
+    outside it; a gutter-fold sheet's fold as a dashed line."""
     paper = sheet.paper
     lines = "".join(
         f'<line x1="{x1:.3f}" y1="{y1:.3f}" x2="{x2:.3f}" y2="{y2:.3f}"/>'
@@ -729,14 +973,25 @@ def marks_svg(sheet: Sheet, geometry: Geometry) -> Markup:
     if (line := sheet.fold_line(geometry)) is not None:
         fold = ('<line class="fold" x1="{:.3f}" y1="{:.3f}" x2="{:.3f}" y2="{:.3f}" '
                 'stroke-dasharray="3 2"/>').format(*line)
+    cuts = sheet.cuts(geometry)
+    halos = "".join(f'<path d="{_polygons(halo)}"/>' for _, halo in cuts)
+    outlines = "".join(f'<path d="{path}"/>' for path, _ in cuts)
     width = geometry.mark_width
     return Markup(
         f'<svg class="marks" xmlns="http://www.w3.org/2000/svg" '
         f'width="{paper.width}mm" height="{paper.height}mm" '
         f'viewBox="0 0 {paper.width} {paper.height}" fill="none">'
+        f'<g fill="#ffffff" fill-rule="evenodd">{halos}</g>'
         f'<g stroke="#ffffff" stroke-width="{3 * width:.3f}">{lines}</g>'
-        f'<g stroke="{geometry.mark_color}" stroke-width="{width}">{lines}{fold}</g></svg>'
+        f'<g stroke="{geometry.mark_color}" stroke-width="{width}">{lines}{fold}{outlines}</g>'
+        '</svg>'
     )
+
+
+def _polygons(polygons: list[list[Point]]) -> str:
+    """Polygons as SVG path data, one closed subpath each (even-odd: a ring is two)."""
+    return "".join("M" + "L".join(f"{x:.3f} {y:.3f}" for x, y in points) + "Z"
+                   for points in polygons if len(points) >= 3)
 
 
 def booklet_order(pages: int) -> list[tuple[int | None, int | None]]:

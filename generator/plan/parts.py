@@ -188,9 +188,10 @@ class Link(NamedTuple):
 
 class FaceBox(NamedTuple):
     """Where a page shows a card face: its page, the face's key, the face's box and the box it
-    is cut to (left, bottom, right, top, in PDF points), the cut's corner radius, the
-    quarter turns (degrees clockwise) the face is drawn at, and whether it is mirrored left
-    to right before it is turned (a standee's back)."""
+    is cut to (left, bottom, right, top, in PDF points), the cut's corner radius, the quarter
+    turns (degrees clockwise) the face is drawn at, whether it is mirrored left to right
+    before it is turned (a standee's back), and the outline it is cut to within that box when
+    that is no rectangle (x, y pairs in PDF points; empty: the box)."""
 
     page: int
     key: str
@@ -199,6 +200,7 @@ class FaceBox(NamedTuple):
     radius: float
     turn: int = 0
     mirror: bool = False
+    outline: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,12 @@ class Shape:
         return self.kind == "rect"
 
     @property
+    def on_grid(self) -> bool:
+        """Whether pieces of it share cut lines on a grid with crop marks, cut straight (a
+        rectangle; rounded corners are punched after); else each is cut along its outline."""
+        return self.kind in ("rect", "rounded")
+
+    @property
     def name(self) -> str:
         """How a message names it: `circle`, `hex (flat top)`, `corners 3 mm`, the SVG file."""
         if self.kind == "rounded":
@@ -91,6 +97,15 @@ def builtin_shape(value: str | None, corners: str | float | None = None) -> Shap
                      "corners: 3mm, or a closed path in an .svg file of the pack")
 
 
+def mirrored(shape: Shape, left_right: bool) -> Shape:
+    """The shape seen from behind once turned over: flipped left to right, or top to bottom
+    (only a pack's outline changes; every built-in shape is symmetric both ways)."""
+    if shape.kind != "path":
+        return shape
+    flipped = [(1 - x, y) if left_right else (x, 1 - y) for x, y in shape.points]
+    return Shape("path", points=tuple(flipped[::-1]), source=shape.source)  # still clockwise
+
+
 def fits(shape: Shape, width: float, height: float) -> str | None:
     """Why a shape cannot be a `width` x `height` piece, else None."""
     if shape.kind == "rounded" and shape.radius * 2 > min(width, height) + 1e-9:
@@ -135,13 +150,13 @@ def _polygon(shape: Shape, width: float, height: float) -> list[Point]:
     return [(x * width, y * height) for x, y in unit]
 
 
-def _deduplicated(points: list[Point]) -> list[Point]:
-    """Points without one repeating the one before it."""
+def _deduplicated(points: list[Point], within: float = 1e-9) -> list[Point]:
+    """Points without one repeating the one before it (`within` mm of it)."""
     out: list[Point] = []
     for point in points:
-        if not out or math.dist(out[-1], point) > 1e-9:
+        if not out or math.dist(out[-1], point) > within:
             out.append(point)
-    if len(out) > 1 and math.dist(out[0], out[-1]) <= 1e-9:
+    if len(out) > 1 and math.dist(out[0], out[-1]) <= within:
         out.pop()
     return out
 
@@ -206,6 +221,97 @@ def _to_segment(point: Point, start: Point, end: Point) -> float:
     t = 0.0 if not length else max(0.0, min(1.0, ((point[0] - start[0]) * dx
                                                   + (point[1] - start[1]) * dy) / length))
     return math.dist(point, (start[0] + t * dx, start[1] + t * dy))
+
+
+def clipped(points: list[Point], box: tuple[float, float, float, float]) -> list[Point]:
+    """The part of a polygon inside a box (left, top, right, bottom): Sutherland-Hodgman."""
+    left, top, right, bottom = box
+    edges = ((0, left, 1), (1, top, 1), (0, right, -1), (1, bottom, -1))  # axis, at, inward
+    out = list(points)
+    for axis, at, inward in edges:
+        kept: list[Point] = []
+        for index, here in enumerate(out):
+            before = out[index - 1]
+            inside, was_inside = ((here[axis] - at) * inward >= 0,
+                                  (before[axis] - at) * inward >= 0)
+            if inside != was_inside:
+                t = (at - before[axis]) / (here[axis] - before[axis])
+                kept.append((before[0] + t * (here[0] - before[0]),
+                             before[1] + t * (here[1] - before[1])))
+            if inside:
+                kept.append(here)
+        out = kept
+    return _deduplicated(out, 1e-3)  # a corner the box shaves by a hair is one corner
+
+
+def below(fixed: list[Point], moving: list[Point], across: float) -> float | None:
+    """How far down `moving`, first moved `across` mm right, must go so that in every
+    vertical line it lies below `fixed` (as it would stop sliding up under it); None when the
+    two share no vertical line. Exact for polygons: checked at every corner of either."""
+    moved = [(x + across, y) for x, y in moving]
+    low, high = max(min(x for x, _ in fixed), min(x for x, _ in moved)), \
+        min(max(x for x, _ in fixed), max(x for x, _ in moved))
+    if low > high + 1e-9:
+        return None
+    worst = -math.inf
+    for x in sorted({x for x, _ in fixed + moved if low - 1e-9 <= x <= high + 1e-9}
+                    | {low, high}):
+        bottom, top = _span(fixed, x)[1], _span(moved, x)[0]
+        worst = max(worst, bottom - top)
+    return worst
+
+
+def _span(points: list[Point], x: float) -> tuple[float, float]:
+    """The top and bottom of a polygon along the vertical line `x` (which must cross it)."""
+    ys = []
+    for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1], strict=True):
+        if min(x0, x1) - 1e-9 <= x <= max(x0, x1) + 1e-9:
+            if abs(x1 - x0) < 1e-9:
+                ys += [y0, y1]
+            else:
+                t = min(1.0, max(0.0, (x - x0) / (x1 - x0)))
+                ys.append(y0 + t * (y1 - y0))
+    return min(ys), max(ys)
+
+
+def shares_sides(points: list[Point], width: float) -> bool:
+    """Whether two copies of a polygon side by side, `width` mm apart, can share a straight
+    cut: it runs straight down x = 0 and x = `width` along the same stretch (a pointy hex)."""
+    sides: list[set[tuple[float, float]]] = [set(), set()]
+    for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1], strict=True):
+        for index, at in enumerate((0, width)):
+            if abs(x0 - at) < 1e-6 and abs(x1 - at) < 1e-6 and abs(y1 - y0) > 1e-6:
+                sides[index].add((round(min(y0, y1), 4), round(max(y0, y1), 4)))
+    return bool(sides[0] & sides[1])
+
+
+def corner_arcs(shape: Shape, width: float, height: float, at: Point = (0, 0)) -> str:
+    """A rounded rectangle's four corner arcs alone, as SVG path data in mm, its cut box's
+    top left corner at `at` (the straight sides are cut along crop marks)."""
+    r, (x0, y0) = shape.radius, at
+    left, top, right, bottom = x0, y0, x0 + width, y0 + height
+    arc = f"A{_n(r)} {_n(r)} 0 0 1 "
+    return (f"M{_n(left)} {_n(top + r)}{arc}{_n(left + r)} {_n(top)}"
+            f"M{_n(right - r)} {_n(top)}{arc}{_n(right)} {_n(top + r)}"
+            f"M{_n(right)} {_n(bottom - r)}{arc}{_n(right - r)} {_n(bottom)}"
+            f"M{_n(left + r)} {_n(bottom)}{arc}{_n(left)} {_n(bottom - r)}")
+
+
+def corner_bands(shape: Shape, width: float, height: float, band: float,
+                 at: Point = (0, 0)) -> list[list[Point]]:
+    """The strip `band` mm wide just outside each of a rounded rectangle's corner arcs and
+    inside its cut box: what a corner punch cuts off first, as four polygons in mm."""
+    r, (x0, y0) = shape.radius, at
+    box = (x0, y0, x0 + width, y0 + height)
+    steps = ARC_STEPS // 4
+    bands = []
+    for cx, cy, start in ((x0 + r, y0 + r, 180), (x0 + width - r, y0 + r, 270),
+                          (x0 + width - r, y0 + height - r, 0), (x0 + r, y0 + height - r, 90)):
+        angles = [math.radians(start + 90 * step / steps) for step in range(steps + 1)]
+        ring = [(cx + (r + band) * math.cos(a), cy + (r + band) * math.sin(a)) for a in angles]
+        ring += [(cx + r * math.cos(a), cy + r * math.sin(a)) for a in reversed(angles)]
+        bands.append(clipped(ring, box))
+    return bands
 
 
 def outside_mm(shape: Shape, width: float, height: float, inset: float,
