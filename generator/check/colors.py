@@ -61,3 +61,12 @@ def ink(color: str, paper: str = "#ffffff", large: bool = False) -> str:
         if contrast(shade, below) >= need + 0.05:
             return str(color) if step == 0 else to_hex(shade)
     return to_hex((0, 0, 0))
+
+
+def legible(paper: str, dark: str = "#222222", light: str = "#ffffff") -> str:
+    """Of a dark and a light text colour, the one that reads better on `paper` (a colour that
+    is not #rgb or #rrggbb gives `dark`)."""
+    below, shades = from_hex(str(paper)), (from_hex(str(dark)), from_hex(str(light)))
+    if below is None or shades[0] is None or shades[1] is None:
+        return str(dark)
+    return str(light) if contrast(shades[1], below) > contrast(shades[0], below) else str(dark)

@@ -34,6 +34,8 @@ from ..plan.tuckbox import (
 from .base import Document, File, OutputKind
 
 HATCH = 2.0  # mm between the lines that hatch a glue area
+LABEL_ROOM = (12.0, 4.0)  # mm along and across a glue area that its label needs: a smaller one
+# (the dust flaps of a thin deck's box) is hatched only
 HATCH_COLOR = "#9a9a9a"
 FOLD_DASH = "3 2"  # a fold's dashes and gaps in mm, as the gutter fold's (impose.marks_svg)
 SOURCE = "box:"  # what a panel's `data-source` starts with: findings on it name the box
@@ -170,7 +172,7 @@ class BoxesOutput(OutputKind):
             "source": SOURCE + box.spec.id, "part": shown.part,
             "faces": [(faces[box.spec.id, panel.name], panel, panel.face)
                       for panel in shown.panels if panel.name in FACES],
-            "glued": [panel for panel in shown.panels if panel.glued],
+            "glued": [panel for panel in shown.panels if panel.glued and _labelled(panel)],
             "under": _under(shown, self._color(box), geometry.bleed),
             "over": _over(shown, geometry.mark_width, geometry.mark_color),
         }
@@ -236,3 +238,10 @@ def _hatch(panel: Panel) -> list[tuple[float, float, float, float]]:
             lines.append((*first, *last))
         offset += step
     return lines
+
+
+def _labelled(panel: Panel) -> bool:
+    """Whether a glue area is big enough to carry its label, read along its turn."""
+    along, across = (panel.height, panel.width) if panel.turn % 180 else (panel.width,
+                                                                           panel.height)
+    return along >= LABEL_ROOM[0] and across >= LABEL_ROOM[1]

@@ -13,7 +13,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from .. import FONTS_DIR, TEMPLATES_DIR
-from ..check.colors import ink, over
+from ..check.colors import ink, legible, over
 from ..check.findings import Finding, PackError, display_path
 from ..pack.files import FileRefused, pack_bytes, pack_text
 from ..pack.load import Deck, Game
@@ -56,6 +56,7 @@ def _environment(pack_templates: Path, limits: Limits) -> jinja2.Environment:
     env.filters["rich"] = rich
     env.globals["ink"] = ink
     env.globals["over"] = over
+    env.globals["legible"] = legible
     env.globals["qr"] = qr
     env.filters["mm"] = mm
     return env
