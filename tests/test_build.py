@@ -39,6 +39,10 @@ def test_counts_match_the_rulebook(default_a4: Path) -> None:
         decks.update(output["decks"])
     dice = decks.pop("d6")
     assert dice == {"faces": 2, "backs": 0}  # §2.1: two dice
+    boxes = {deck: decks.pop(deck) for deck in list(decks) if deck.endswith("-box")}
+    assert boxes == {f"{deck}-box": {"faces": 1, "backs": 0} for deck in (  # one a deck of cards
+        "collective", "personal-general", "personal-profession", "beings", "vows",
+        "bodhisattva", "choices")}
     assert {deck: info["faces"] for deck, info in decks.items()} == EXPECTED
     assert {deck: info["backs"] for deck, info in decks.items()} == {
         **EXPECTED, **dict.fromkeys(SINGLE_SIDED, 0)}
