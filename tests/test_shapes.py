@@ -236,6 +236,30 @@ def test_text_in_a_round_tokens_corner_is_cut_off(packs: Path) -> None:
     assert _found(packs) == []  # a square token's safe zone reaches its corner
 
 
+def test_rounded_corners_cut_off_only_text_in_a_corner_rounder_than_the_safe_zone(
+        packs: Path) -> None:
+    """3 mm corners leave the safe zone the rectangle it was: text past it is still told as on
+    a rectangle (W078); 12 mm corners cut into it, so text in the corner is E070."""
+    pack = _shaped(packs, "corners: 3mm")
+    chip = pack / "templates" / "cards" / "chip.html.j2"
+    chip.parent.mkdir(parents=True)
+    chip.write_text('<div class="face"><div class="bleed-area" style="background: '
+                    '{{ card.color }}"></div><div class="safe"><div data-field="value" style="'
+                    'position: absolute; left: -1mm; top: 0; font-size: 8pt; line-height: 1; '
+                    'color: #fff">{{ card.value }} {{ card.resource }}</div></div></div>\n',
+                    encoding="utf-8")
+    edit(pack / "game.yaml", "template: token", "template: chip")
+    assert _found(packs) == [f"{pack / 'tokens.yaml'}:1: warning: W078: card 'T1': 'value' "
+                             "lies 1.0 mm outside the safe zone (left edge)"]
+    game = pack / "game.yaml"
+    game.write_text(game.read_text(encoding="utf-8").replace("corners: 3mm", "corners: 12mm"),
+                    encoding="utf-8")
+    found = _found(packs)
+    assert len(found) == 1 and found[0].startswith(
+        f"{pack / 'tokens.yaml'}:1: error: E070: card 'T1': 'value' runs "), found
+    assert found[0].endswith(" mm outside the safe zone of its rounded rectangle (corners 12 mm)")
+
+
 def test_a_shape_that_cannot_be_cut_is_an_error_at_its_line(packs: Path) -> None:
     game = packs / "mini" / "game.yaml"
     edit(game, "    size: poker\n", "    size: poker\n    shape: triangle\n")

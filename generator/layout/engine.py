@@ -984,8 +984,11 @@ def _shape_zone(card: Any) -> _Zone | None:
     bleed_y = (card.border_height() - height * PX_PER_MM) / 2
     if inset is None or shape.square:
         return None
+    safe = (inset - bleed_x) / PX_PER_MM
+    if shape.kind == "rounded" and shape.radius <= safe + TOLERANCE_MM:
+        return None  # corners no rounder than the safe zone is deep: its zone is the rectangle
     return _Zone(shape, width, height, card.border_box_x() + bleed_x,
-                 card.border_box_y() + bleed_y, (inset - bleed_x) / PX_PER_MM)
+                 card.border_box_y() + bleed_y, safe)
 
 
 def _painting(page: Any) -> Iterator[_Paint | tuple[Any, float]]:
