@@ -45,7 +45,7 @@ DECKS = {
     "hexf": ("token", "shape: hex-flat", "disc", "double_sided: true"),
     "rounded": ("square", "corners: 3mm", "card", "double_sided: true"),
     "boxes": ("square", "shape: rect", "card", "double_sided: true"),
-    "leaves": ("token", "shape: art/leaf.svg", "card", "double_sided: true"),
+    "leaves": ("token", "shape: art/leaf.svg", "fill", "double_sided: true"),
     "rcards": ("poker", "corners: 3mm", "card", "back: red"),
 }
 
@@ -57,6 +57,9 @@ def _shaped(cards: Path) -> None:
     templates.mkdir(parents=True)
     (templates / "disc.html.j2").write_text(DISC.format(where="bleed-area"), "utf-8")
     (templates / "short.html.j2").write_text(DISC.format(where="cut"), "utf-8")
+    (templates / "fill.html.j2").write_text(  # blue over the whole face, bleed and all
+        f'<div class="face"><div class="bleed-area" style="background: {BLUE}"></div></div>',
+        "utf-8")
     (pack / "art").mkdir()
     (pack / "art" / "leaf.svg").write_text(LEAF, "utf-8")
     entries = []
