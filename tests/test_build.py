@@ -126,6 +126,7 @@ def test_viewer_preferences_stop_scaling_and_ask_duplex_only_with_backs(
         assert prefs["/PrintScaling"] == "/None"
         flips[entry["file"]] = prefs["/Duplex"]
     assert flips == {"aids-a4.pdf": "/DuplexFlipLongEdge", "boards-a4.pdf": "/Simplex",
+                     "boxes-a4.pdf": "/Simplex",
                      "cards-a4.pdf": "/DuplexFlipLongEdge", "dice-a4.pdf": "/Simplex",
                      "rulebook-a4.pdf": "/DuplexFlipLongEdge", "score-a4.pdf": "/Simplex",
                      "tokens-a4.pdf": "/DuplexFlipLongEdge"}
@@ -174,21 +175,20 @@ def _fonts(resources) -> set[str]:
 
 def test_resource_tokens_are_double_sided(default_a4: Path) -> None:
     """§2.1: 45 tokens, 1/2/5 of 资粮, 功德 and 慧, five of each; each back is its face. The
-    markers, also 30 mm, share their sheets: 54 a sheet, so one full sheet, and the 16 markers
-    left share the achievements' sheet."""
+    tokens and markers are round (cut alone, 42 to an A4 page in offset columns); the
+    achievements are cards. Every fronts page is followed by its backs."""
     pages = page_texts(default_a4 / "tokens-a4.pdf")
-    assert len(pages) == 4
-    fronts, backs = pages[0], pages[1]  # the 45 tokens come first: all on the full sheet
-    for name in ("资粮", "功德", "慧"):
-        assert fronts.count(name) == backs.count(name) == 15
-    values = "".join(ch for ch in pages[0].replace(flat(GAME["version"]), "") if ch in "125")
-    assert sorted(values) == sorted("1" * 15 + "2" * 15 + "5" * 15)
+    assert len(pages) == 6
+    fronts, backs = "".join(pages[0::2]), "".join(pages[1::2])
+    for name in ("资粮", "功德", "慧"):  # a token is its value over its name
+        for value in "125":
+            assert fronts.count(value + name) == backs.count(value + name) == 5
 
 
 def test_markers_and_achievements_match_the_rulebook(default_a4: Path) -> None:
     """§2.1: 皈依 4, 大乘 4, 技能使用 8, one round marker; §七: 8 英雄; §12.13: 12 achievements."""
     pages = page_texts(default_a4 / "tokens-a4.pdf")
-    markers = pages[0] + pages[2]
+    markers = "".join(pages[0::2])  # the fronts pages
     rules = yaml.safe_load((PACK / "rules.yaml").read_text(encoding="utf-8"))
     printed = {
         name: markers.count(flat(name + note))
@@ -200,6 +200,6 @@ def test_markers_and_achievements_match_the_rulebook(default_a4: Path) -> None:
     assert printed == {"皈依": 4, "大乘": 4, "技能": 8, "回合": 1, "英雄": 8}
     assert markers.count(flat(GAME["version"])) == 45 + 25 + 12  # the achievements too
     for card in _cards("achievements"):
-        assert card["name"] in pages[2]
+        assert card["name"] in markers
     cards = "".join(page_texts(default_a4 / "cards-a4.pdf"))  # choices share poker sheets
     assert (cards.count("AB-A"), cards.count("AB-B")) == (4, 4)

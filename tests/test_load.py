@@ -76,12 +76,10 @@ def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
     edit(game, "players: 1-2人\n", "players: 1-2人\nplayer: 3\n")
     [message] = _messages(packs)
     assert message == (
-        f"{game}:5: error: E010: unknown field 'player' (accepted: backs, components, date, "
-        "decks, dice, font_files, fonts, icons, language, limits, palette, players, "
-        "readability, "
-        "rulebook, rules, "
-        "sizes, stylesheet, subtitle, suppress, tables, title, typography, url, version, "
-            "words)" + FATAL)
+        f"{game}:5: error: E010: unknown field 'player' (accepted: backs, boxes, components, "
+        "date, decks, dice, font_files, fonts, icons, language, limits, palette, players, "
+        "readability, rulebook, rules, sizes, standees, stylesheet, subtitle, suppress, "
+        "tables, title, typography, url, version, words)" + FATAL)
 
 
 def test_count_reference_and_size_errors(packs: Path) -> None:
