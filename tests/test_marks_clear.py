@@ -18,6 +18,7 @@ from generator.outputs.sheets import SheetsOutput
 from generator.pack.place import list_games
 from generator.pipeline.build import check
 from generator.pipeline.cache import BuildOptions
+from generator.plan import shapes
 from generator.plan.geometry import Box, Geometry, load_geometry
 from generator.plan.impose import Item, Piece, Sheet, Slot, pack_grid
 from generator.plan.render import Face
@@ -90,13 +91,15 @@ def trespasses(sheet: Sheet, geometry: Geometry, marks: list[Rect] | None = None
 
 def unmarked(sheet: Sheet, geometry: Geometry) -> list[str]:
     """The ends of cut lines (a run of pieces' edges on one line, one the printer prints)
-    with no mark on their line within 12 mm beyond them."""
+    with no mark on their line within 12 mm beyond them; pieces cut along their outline
+    (round, hex) have no cut lines of their own (test_cutting.py checks their guides)."""
     marks = sheet.marks(geometry)
     missing = []
     for vertical in (True, False):
         end = (sheet.paper.width if vertical else sheet.paper.height) - geometry.printable
         edges = sorted(
             (round(at, 4), low, high) for slot in sheet.slots if slot.marks
+            and slot.shape.on_grid  # a round or hex piece is cut along its outline instead
             for at, low, high in (
                 ((slot.x, slot.y, slot.y + slot.height),
                  (slot.x + slot.width, slot.y, slot.y + slot.height)) if vertical else
@@ -176,9 +179,7 @@ def _solid(sheet: Sheet) -> Sheet:
         html = Markup('<div style="position: absolute; left: 0; top: 0; width: 100%; '
                       f'height: 100%; background: rgb({red}, {green}, {blue})"></div>')
         face = Face(html, slot.piece.face.deck_id, f"solid-{index}")
-        slots.append(Slot(Piece(face), slot.x, slot.y, slot.width, slot.height,
-                          slot.bleed_left, slot.bleed_top, slot.bleed_right, slot.bleed_bottom,
-                          slot.turn, slot.marks, slot.seams))
+        slots.append(replace(slot, piece=Piece(face)))
     return Sheet(sheet.paper, sheet.side, slots)
 
 
@@ -205,9 +206,18 @@ def test_no_mark_pixel_lies_inside_a_card(game: str, file: str, deck: str) -> No
 
     for index, slot in enumerate(solid.slots):
         left, top, right, bottom = slot.trim
+        colour = COLOURS[index % len(COLOURS)]
+        if not slot.shape.on_grid:  # a round piece: every point 0.3 mm inside its cut outline
+            zone = shapes.outline(slot.shape, slot.width, slot.height, -0.3)
+            points = [(left + x / 4, top + y / 4) for x in range(round(slot.width * 4))
+                      for y in range(round(slot.height * 4))
+                      if shapes.contains(zone, (x / 4, y / 4))]
+            assert points and all(
+                max(abs(a - b) for a, b in zip(page.getpixel((px(x), px(y))), colour,
+                                               strict=True)) <= 2 for x, y in points), slot.trim
+            continue
         inside = page.crop((px(left) + 1, px(top) + 1, px(right) - 1, px(bottom) - 1))
         extrema = inside.getextrema()
-        colour = COLOURS[index % len(COLOURS)]
         assert all(abs(low - want) <= 2 and abs(high - want) <= 2 for (low, high), want
                    in zip(extrema, colour, strict=True)), (slot.piece.face.deck_id, slot.trim)
     marks = sheet.marks(kind.job.geometry)

@@ -27,11 +27,9 @@ POKER, MINI = GEOMETRY.sizes["poker"], GEOMETRY.sizes["mini"]
 
 
 @pytest.mark.parametrize(("game", "file", "pages"), [
-    ("tianjibian", "tokens-a4.pdf", 4),  # 3 sheets before: the 60 chips sit below the tokens
     ("tianjibian", "cards-a4.pdf", 28),  # 15: 3 poker cards left over share the minis' sheet
     ("path-to-salvation", "cards-a4.pdf", 8),  # 5: 3 events beside the 10 deeds, turned
-    ("gongde-lunhui", "tokens-a4.pdf", 4),  # 3: 16 markers beside the 12 achievements
-])
+])  # (the packs' tokens are round: cut alone, packed as test_cutting.py checks)
 def test_sizes_share_sheets(game: str, file: str, pages: int, built) -> None:
     folder = built(game)
     manifest = built.result(game).manifest
