@@ -217,16 +217,22 @@ def test_rounded_corners_round_the_band_and_the_bleed(packs: Path, tmp_path: Pat
 
 # The safe zone of a shape.
 
-def test_text_in_a_round_tokens_corner_is_cut_off(packs: Path) -> None:
-    pack = _shaped(packs, "shape: circle")
+def _chip(pack: Path, left: str) -> None:
+    """Draw the pack's tokens with a template setting their value `left` of the square safe
+    zone's top left corner."""
     chip = pack / "templates" / "cards" / "chip.html.j2"
     chip.parent.mkdir(parents=True)
     chip.write_text('<div class="face"><div class="bleed-area" style="background: '
                     '{{ card.color }}"></div><div class="safe"><div data-field="value" style="'
-                    'position: absolute; left: 0; top: 0; font-size: 8pt; line-height: 1; '
+                    f'position: absolute; left: {left}; top: 0; font-size: 8pt; line-height: 1; '
                     'color: #fff">{{ card.value }} {{ card.resource }}</div></div></div>\n',
                     encoding="utf-8")
     edit(pack / "game.yaml", "template: token", "template: chip")
+
+
+def test_text_in_a_round_tokens_corner_is_cut_off(packs: Path) -> None:
+    pack = _shaped(packs, "shape: circle")
+    _chip(pack, "0")
     # the text starts at the corner of the square safe zone, 3.2 mm in from both edges: 16.7 mm
     # from the centre, 4.9 mm past the round safe zone's 11.8 mm radius (its ink a little less)
     assert _found(packs) == [f"{pack / 'tokens.yaml'}:1: error: E070: card 'T1': 'value' runs "
@@ -241,14 +247,7 @@ def test_rounded_corners_cut_off_only_text_in_a_corner_rounder_than_the_safe_zon
     """3 mm corners leave the safe zone the rectangle it was: text past it is still told as on
     a rectangle (W078); 12 mm corners cut into it, so text in the corner is E070."""
     pack = _shaped(packs, "corners: 3mm")
-    chip = pack / "templates" / "cards" / "chip.html.j2"
-    chip.parent.mkdir(parents=True)
-    chip.write_text('<div class="face"><div class="bleed-area" style="background: '
-                    '{{ card.color }}"></div><div class="safe"><div data-field="value" style="'
-                    'position: absolute; left: -1mm; top: 0; font-size: 8pt; line-height: 1; '
-                    'color: #fff">{{ card.value }} {{ card.resource }}</div></div></div>\n',
-                    encoding="utf-8")
-    edit(pack / "game.yaml", "template: token", "template: chip")
+    _chip(pack, "-1mm")
     assert _found(packs) == [f"{pack / 'tokens.yaml'}:1: warning: W078: card 'T1': 'value' "
                              "lies 1.0 mm outside the safe zone (left edge)"]
     game = pack / "game.yaml"

@@ -104,7 +104,18 @@ class BackSpec(Strict):
     text: str | None = None
 
 
-class DeckSpec(Strict):
+class Shaped(Strict):
+    """The keys that give a piece's cut line a shape (a deck's, or a size's)."""
+
+    shape: str | None = Field(None, description="the cut line: rect (the default), circle, "
+                              "hex (a point at the top; also hex-pointy), hex-flat, or an "
+                              ".svg file in the pack whose largest closed path is the outline, "
+                              "scaled to the size")
+    corners: str | float | None = Field(None, description="a rectangle's rounded corners: "
+                                        "their radius, `3mm`")
+
+
+class DeckSpec(Shaped):
     """One deck: its file, card size, template, back and expected count."""
 
     id: Id
@@ -122,12 +133,6 @@ class DeckSpec(Strict):
                            "scaled to one page")
     own_sheets: bool = Field(False, description="never share a sheet with another deck of "
                              "the same size (a deck printed on other card stock)")
-    shape: str | None = Field(None, description="the cut line: rect (the default), circle, "
-                              "hex (a point at the top; also hex-pointy), hex-flat, or an "
-                              ".svg file in the pack whose largest closed path is the outline, "
-                              "scaled to the size")
-    corners: str | float | None = Field(None, description="a rectangle's rounded corners: "
-                                        "their radius, `3mm`")
     color: Color | None = None
     fields: dict[str, FieldSpec] = {}
     sheet: str | None = Field(None, description="for an .xlsx file: the sheet its cards are "
@@ -138,17 +143,11 @@ class DeckSpec(Strict):
         json_schema_extra={"pattern": r"^(https://|http://(127\.0\.0\.1|localhost)[:/])"})
 
 
-class SizeSpec(Strict):
+class SizeSpec(Shaped):
     """A pack's own component size at the cut line, in mm; larger than the paper is tiled."""
 
     width: float = Field(gt=0, le=2000)
     height: float = Field(gt=0, le=2000)
-    shape: str | None = Field(None, description="the cut line: rect (the default), circle, "
-                              "hex (a point at the top; also hex-pointy), hex-flat, or an "
-                              ".svg file in the pack whose largest closed path is the outline, "
-                              "scaled to the size")
-    corners: str | float | None = Field(None, description="a rectangle's rounded corners: "
-                                        "their radius, `3mm`")
 
 
 class DieSpec(Strict):
