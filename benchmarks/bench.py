@@ -211,7 +211,8 @@ def _watched(game: str, cards: Path, out: Path, deck: Path,
 
 def _synthetic(cards: Path, copies: int) -> str:
     """The default game grown to about `copies` cards, its largest deck repeated with new ids;
-    without its rulebook, dice and component list (whose counts no longer hold)."""
+    without its rulebook, dice, tuck boxes and component list (whose counts no longer hold:
+    a box for 2,000 cards is too big to print)."""
     import yaml
 
     from generator.pack.load import load_game
@@ -234,7 +235,7 @@ def _synthetic(cards: Path, copies: int) -> str:
     for deck in game["decks"]:
         if deck["id"] == largest.spec.id:
             deck["count"] = held
-    for key in ("components", "dice", "rulebook"):
+    for key in ("components", "dice", "rulebook", "boxes", "standees"):
         game.pop(key, None)
     (pack / "game.yaml").write_text(yaml.safe_dump(game, allow_unicode=True), encoding="utf-8")
     (pack / "rulebook.md").unlink(missing_ok=True)
