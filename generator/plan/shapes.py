@@ -117,6 +117,16 @@ def fits(shape: Shape, width: float, height: float) -> str | None:
 def outline(shape: Shape, width: float, height: float, grow: float = 0) -> list[Point]:
     """The outline as a polygon, clockwise on the page, grown `grow` mm outward (negative:
     inward). Curves become short straight segments, 0.01 mm off at most."""
+    return list(_outline(shape, width, height, grow))
+
+
+@lru_cache(maxsize=256)
+def _outline(shape: Shape, width: float, height: float, grow: float) -> tuple[Point, ...]:
+    """outline, worked out once for each piece of a sheet."""
+    return tuple(_drawn_outline(shape, width, height, grow))
+
+
+def _drawn_outline(shape: Shape, width: float, height: float, grow: float) -> list[Point]:
     if shape.kind == "rect":
         return [(-grow, -grow), (width + grow, -grow), (width + grow, height + grow),
                 (-grow, height + grow)]
@@ -226,6 +236,8 @@ def _to_segment(point: Point, start: Point, end: Point) -> float:
 def clipped(points: list[Point], box: tuple[float, float, float, float]) -> list[Point]:
     """The part of a polygon inside a box (left, top, right, bottom): Sutherland-Hodgman."""
     left, top, right, bottom = box
+    if all(left <= x <= right and top <= y <= bottom for x, y in points):
+        return _deduplicated(list(points), 1e-3)  # wholly inside: nothing to cut
     edges = ((0, left, 1), (1, top, 1), (0, right, -1), (1, bottom, -1))  # axis, at, inward
     out = list(points)
     for axis, at, inward in edges:
