@@ -278,3 +278,12 @@ def test_a_shape_that_cannot_be_cut_is_an_error_at_its_line(packs: Path) -> None
     assert _found(packs) == [
         f"{game}:{line}: error: E113: deck 'spells': the outline file 'art/open.svg' has no closed "
         "path: the outline must be one <path> ending in Z"]
+    edit(game, "    shape: art/open.svg\n", "    shape: art/jagged.svg\n")
+    jagged = " ".join(f"L{step % 2} {step}" for step in range(1, 2501))
+    (packs / "mini" / "art" / "jagged.svg").write_text(  # a stranger's path of 2,501 corners
+        f'<svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0 {jagged} L50 2500 Z"/></svg>',
+        encoding="utf-8")
+    assert _found(packs) == [
+        f"{game}:{line}: error: E113: deck 'spells': the outline file 'art/jagged.svg' has an "
+        "outline of 2502 points once its curves are drawn, more than the 2000 a cut line may "
+        "have: simplify it"]

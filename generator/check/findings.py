@@ -151,8 +151,8 @@ CODES: dict[str, Code] = {
                  "groups within groups, say)"),
     "E113": Code("error", "a deck's or size's `shape:` or `corners:` cannot be a cut line: an "
                  "unknown word, a length that is not mm, corners on a circle or over half the "
-                 "piece's side, or an .svg outline with no closed path",
-                 stops="deck"),
+                 "piece's side, or an .svg outline with no closed path or more than 2,000 "
+                 "points", stops="deck"),
     "W120": Code("warning", "a tuck box's net is larger than the paper's printable room: it "
                  "prints in two parts, glued along a strip"),
     "E121": Code("error", "a tuck box cannot be made: it names a deck the game does not have, "

@@ -19,6 +19,8 @@ CONVEX = ("rect", "rounded", "circle", "hex")  # a box is inside these when its 
 ARC_STEPS = 96  # segments of a full circle when an outline is drawn as a polygon (0.01 mm off
 # the true circle at 15 mm radius)
 CURVE_STEPS = 16  # segments of each Bézier curve of a pack's SVG outline
+MAX_POINTS = 2000  # corners an SVG outline may have once its curves are cut into segments:
+# every text of every face is measured against it, so a stranger's million-point path is refused
 MITRE_LIMIT = 4  # a sharp corner grown further than this many times the growth is bevelled
 SAMPLE_MM = 0.5  # how far apart the points of a box are tested against an outline
 TEXT_BOX_WIDTHS = 24  # widths tried for the text box inside a circle, a hex or an outline
@@ -498,6 +500,9 @@ def svg_shape(data: bytes, source: str) -> Shape:
     if not closed:
         raise ValueError("has no closed path: the outline must be one <path> ending in Z")
     largest = max(closed, key=lambda points: abs(area(points)))
+    if len(largest) > MAX_POINTS:
+        raise ValueError(f"has an outline of {len(largest)} points once its curves are "
+                         f"drawn, more than the {MAX_POINTS} a cut line may have: simplify it")
     xs, ys = [x for x, _ in largest], [y for _, y in largest]
     width, height = max(xs) - min(xs), max(ys) - min(ys)
     if width <= 0 or height <= 0 or abs(area(largest)) < 1e-6 * width * height:
