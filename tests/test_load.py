@@ -77,8 +77,8 @@ def test_unknown_game_key_lists_accepted_keys(packs: Path) -> None:
     [message] = _messages(packs)
     assert message == (
         f"{game}:5: error: E010: unknown field 'player' (accepted: backs, boxes, components, "
-        "date, decks, dice, font_files, fonts, icons, language, limits, palette, players, "
-        "readability, rulebook, rules, sizes, standees, stylesheet, subtitle, suppress, "
+        "date, decks, dice, font_files, fonts, icons, language, languages, limits, palette, "
+        "players, readability, rulebook, rules, sizes, standees, stylesheet, subtitle, suppress, "
         "tables, title, typography, url, version, words)" + FATAL)
 
 

@@ -16,6 +16,7 @@ from pydantic import (
     Field,
     StringConstraints,
     create_model,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -317,6 +318,16 @@ class FontFileSpec(Strict):
 class GameSpec(Strict):
     """game.yaml: the title, version, players, palette, fonts and component manifest."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _source_language(cls, data: Any) -> Any:
+        """`language` left out beside `languages` is their first: the source."""
+        if isinstance(data, dict) and "language" not in data:
+            listed = data.get("languages")
+            if isinstance(listed, list) and listed and isinstance(listed[0], str):
+                return {**data, "language": listed[0]}
+        return data
+
     title: str
     version: str
     players: str
@@ -324,7 +335,11 @@ class GameSpec(Strict):
     date: str | datetime.date | None = Field(None, description="the edition's date, printed on "
                                              "the rulebook cover")
     language: str = Field("en", description="the pack's language (default: en): its table in "
-                          "templates/lang/ gives the words the shared templates print")
+                          "templates/lang/ gives the words the shared templates print; with "
+                          "`languages`, the source language (by default their first)")
+    languages: list[str] = Field([], description="every language the game ships in, the source "
+                                 "first (`[en, es, zh-CN]`): each other one translated in "
+                                 "translations/<language>.yaml")
     words: dict[str, str] = Field({}, description="the pack's own words for any entry of the "
                                   "language table (`words: {draft: Proof}`)")
     url: str | None = None
