@@ -158,6 +158,9 @@ CODES: dict[str, Code] = {
     "E121": Code("error", "a tuck box cannot be made: it names a deck the game does not have, "
                  "shares its id with another box, or is too big for the paper even in two "
                  "parts"),
+    "E130": Code("error", "game.yaml's `languages`: its first is not the pack's `language`, a "
+                 "language is listed twice or is not a language tag, or a build asks for a "
+                 "language the game is not in"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }

@@ -21,6 +21,7 @@ from .place import pack_dir
 from .rules import expand_tree, plain, strings
 from .schema import CardBase, DeckSpec, GameSpec, Limits, accepted_keys, card_model
 from .spreadsheet import is_spreadsheet, read_deck, sheet_misplaced, source_misplaced
+from .translate import languages
 from .yamlfile import LineDict, Naming, line_of, read_yaml
 
 # What card text may not hold, in a YAML, CSV or xlsx deck alike: the C0 controls but tab and
@@ -162,14 +163,21 @@ class Game:
 FATAL = "; nothing else was checked, as the rest depends on it"
 
 
-def load_game(name: str, cards_dir: Path = CARDS_DIR) -> Game:
-    """Load game.yaml and every deck file. A card that does not load is left out and the
-    rest go on, its problems in `Game.findings`; only a game.yaml or rules file that cannot
-    be read raises PackError, as everything else depends on it."""
+def load_game(name: str, cards_dir: Path = CARDS_DIR, language: str | None = None) -> Game:
+    """Load game.yaml and every deck file, in one of the game's languages (None: its source
+    language). A card that does not load is left out and the rest go on, its problems in
+    `Game.findings`; only a game.yaml or rules file that cannot be read raises PackError, as
+    everything else depends on it."""
     root = pack_dir(name, cards_dir)
     findings: list[Finding] = []
     where = display_path(root / "game.yaml")
     data, spec = read_spec(root, findings)
+    if language is not None and language != spec.language:
+        if language not in languages(spec):
+            raise PackError([Finding(where, line_of(data, ("languages",)) or 1,
+                                     f"the game is not in '{language}' (its languages: "
+                                     f"{', '.join(languages(spec))})", "E130")])
+        spec = spec.model_copy(update={"language": language})
     limits = spec.limits
     findings += _check_dice(spec, data, where)
     findings += _check_named(root, spec, data, where)

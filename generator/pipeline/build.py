@@ -62,7 +62,7 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
     Only a game.yaml that cannot be read stops it (PackError); otherwise the job plans the
     cards that have no error of their own, and `unchecked` says what that leaves out.
     """
-    game = load_game(name, cards_dir)
+    game = load_game(name, cards_dir, options.language)
     own_sizes = {key: Box(size.width, size.height) for key, size in game.spec.sizes.items()}
     geometry = load_geometry().with_sizes(own_sizes, game.size_shapes)
     fonts = load_fonts().for_game(game)

@@ -54,6 +54,7 @@ class BuildOptions:
     back_offset: tuple[float, float] = (0.0, 0.0)  # mm every back is moved, right and down
     bleed: float | None = None  # mm every face is laid out with (an export's profile); None:
     # print.yaml's
+    language: str | None = None  # one of the game's `languages`; None: its source language
 
     def on(self, switch: str) -> bool:
         """Whether an output kind's switch (`booklet`, `no_backs`) is on."""
