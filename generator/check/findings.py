@@ -158,6 +158,9 @@ CODES: dict[str, Code] = {
     "E121": Code("error", "a tuck box cannot be made: it names a deck the game does not have, "
                  "shares its id with another box, or is too big for the paper even in two "
                  "parts"),
+    "E135": Code("error", "a language of the pack (game.yaml `language` or `languages`) needs "
+                 "fonts from an optional extra that is not installed (Japanese, Korean, "
+                 "Traditional Chinese): the message names the `pip install` to run"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }
