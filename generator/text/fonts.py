@@ -101,14 +101,14 @@ class FontRegistry:
         return entry if entry is not None and entry.extra in self.missing else None
 
     def partner(self, family: str, language: str) -> str | None:
-        """A family's partner for the other script in a language: the language's own CJK face
-        where it has one (and it is installed), else the registry's."""
+        """A family's partner for the other script in a language: a Latin family's is the
+        language's own CJK face where it has one (and it is installed), else the registry's; a
+        language's CJK face's is its Latin family."""
         entry = self.language(language)
-        if entry is not None and entry.extra not in self.missing:
-            mine = {**entry.partners, **{cjk: latin for latin, cjk in entry.partners.items()}}
-            if family in mine:
-                return mine[family]
-        return self.partners.get(family)
+        if entry is not None and entry.extra not in self.missing and family in entry.partners:
+            return entry.partners[family]
+        latin = {cjk: latin for other in self.languages for latin, cjk in other.partners.items()}
+        return latin.get(family) or self.partners.get(family)
 
     def is_cjk(self, family: str) -> bool:
         """Whether a family is set for Chinese, Japanese or Korean: it draws the ideographs."""
