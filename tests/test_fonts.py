@@ -67,7 +67,10 @@ def test_the_fallback_draws_only_what_a_family_lacks() -> None:
     fonts = load_fonts()
     css = fonts.font_face_css({"Noto Sans SC", "Noto Serif SC"})
     fallbacks = [line for line in css.splitlines() if "unicode-range" in line]
-    assert len(fallbacks) == 8  # each weight and style of each family
+    assert len(fallbacks) == 16  # each weight and style of each family, for each fallback
+    hebrew = [line for line in fallbacks if "NotoSansHebrew-" in line]
+    assert len(hebrew) == 8 and all("extra-condensed" in line for line in hebrew)
+    assert sum("NotoSansHebrew-Bold.ttf" in line for line in hebrew) == 4  # bold, bold oblique
     for family in ("Noto Sans SC", "Noto Serif SC"):
         rule = next(line for line in fallbacks if f"'{family}'" in line)
         assert "NotoSansSymbols2-Regular.ttf" in rule and "ultra-condensed" in rule

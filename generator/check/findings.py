@@ -161,6 +161,9 @@ CODES: dict[str, Code] = {
     "E130": Code("error", "game.yaml's `languages`: its first is not the pack's `language`, a "
                  "language is listed twice or is not a language tag, or a build asks for a "
                  "language the game is not in"),
+    "E135": Code("error", "a language of the pack (game.yaml `language` or `languages`) needs "
+                 "fonts from an optional extra that is not installed (Japanese, Korean, "
+                 "Traditional Chinese): the message names the `pip install` to run"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }

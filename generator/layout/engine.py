@@ -1291,10 +1291,13 @@ def _runs(text: Any) -> Iterator[tuple[str, str, int, bool]]:
                                  pango.pango_font_description_free)
             family = ffi.string(pango.pango_font_description_get_family(description)).decode()
             drawn = pango.pango_font_description_hash(description)
-            pango.pango_font_description_set_stretch(description,
-                                                     pango.PANGO_STRETCH_ULTRA_CONDENSED)
-            if chars.strip() and pango.pango_font_description_hash(description) != drawn:
-                yield (chars, family, *_face_style(font))  # not the fallback, set ultra-condensed
+            fallback = False  # a fallback is set at a stretch of FALLBACK_STRETCHES
+            for stretch in (pango.PANGO_STRETCH_ULTRA_CONDENSED,
+                            pango.PANGO_STRETCH_EXTRA_CONDENSED):
+                pango.pango_font_description_set_stretch(description, stretch)
+                fallback = fallback or pango.pango_font_description_hash(description) == drawn
+            if chars.strip() and not fallback:
+                yield (chars, family, *_face_style(font))
     finally:
         layout.deactivate()
 

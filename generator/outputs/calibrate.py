@@ -8,9 +8,10 @@ from pathlib import Path
 from markupsafe import Markup
 
 from .. import TEMPLATES_DIR
+from ..check.findings import PnpError
 from ..pipeline.owned import open_root
 from ..plan.geometry import Box
-from ..text.language import calibration_words
+from ..text.language import calibration_words, direction, fonts_missing
 
 SCALE = 6  # mm either side of zero on each back scale
 STATION = 60  # mm from the paper's edge (below the instructions) to the outer stations
@@ -75,10 +76,13 @@ def calibration_pdf(paper: Box, flip: str, offset: tuple[float, float],
     from ..text.fonts import load_fonts
 
     fonts = load_fonts()
-    family = "Noto Sans SC"
+    if (missing := fonts_missing(fonts, language)) is not None:
+        raise PnpError(missing)
+    # the language's own CJK face where it has one (Japanese, Korean, Traditional Chinese)
+    family = fonts.partner("Noto Sans Latin", language) or "Noto Sans SC"
     html = render_shared("calibrate.html.j2", paper=paper, lines=stations(paper),
                          scales=back_scales(paper, flip, offset),
-                         words=calibration_words(language),
+                         words=calibration_words(language), direction=direction(language),
                          flip=flip, offset=offset, language=language,
                          font_css=Markup(fonts.font_face_css({family})), family=Markup(family))
     pdf, found = html_to_pdf(html, TEMPLATES_DIR, fonts.files())

@@ -21,7 +21,7 @@ from ..pack.schema import CardBase, DeckSpec, Limits
 from ..pack.yamlfile import line_of
 from ..text import icons
 from ..text.fonts import FontRegistry
-from ..text.language import pack_words
+from ..text.language import direction, pack_words
 from ..text.typeset import keep_together
 from . import sandbox, shapes
 from .geometry import Box, Geometry
@@ -302,6 +302,7 @@ class Renderer:
             "bleed": self.geometry.bleed,
             "safe": self.geometry.safe,
             "words": self.words,
+            "direction": direction(game.language),  # "rtl" puts dir="rtl" on the page
         }
         return {
             **context,

@@ -40,15 +40,29 @@ class FontFace:
 
 
 @dataclass(frozen=True)
+class FontLanguage:
+    """A language with CJK faces of its own, from an optional extra of the distribution: its
+    name, the extra, and its Latin families' partners (fonts.yaml `languages`)."""
+
+    tag: str
+    name: str
+    extra: str
+    partners: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class FontRegistry:
     """Every face the project ships, and a game's own; the partner of each family for the
-    other script; what checking the pack's font files found."""
+    other script; the languages with faces of their own, and the extras not installed; what
+    checking the pack's font files found."""
 
     faces: tuple[FontFace, ...]
     partners: Mapping[str, str] = field(default_factory=dict)
     behind: Mapping[str, str] = field(default_factory=dict)  # by script: "latin", "cjk"
     findings: tuple[Finding, ...] = ()
     own: frozenset[str] = frozenset()  # the families the pack declares, usable or not
+    languages: tuple[FontLanguage, ...] = ()
+    missing: frozenset[str] = frozenset()  # the extras whose packages are not installed
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -74,6 +88,28 @@ class FontRegistry:
                 frozenset.intersection(*maps) if maps else frozenset()
         return self._memo["characters", family]
 
+    def language(self, language: str) -> FontLanguage | None:
+        """The entry of a language tag with faces of its own: its own (any case), else its
+        primary subtag's (`ja-JP` takes `ja`)."""
+        tag = language.strip().replace("_", "-").lower()
+        known = {entry.tag.lower(): entry for entry in self.languages}
+        return known.get(tag) or known.get(tag.split("-")[0])
+
+    def needs_extra(self, language: str) -> FontLanguage | None:
+        """The entry of a language whose faces come from an extra that is not installed."""
+        entry = self.language(language)
+        return entry if entry is not None and entry.extra in self.missing else None
+
+    def partner(self, family: str, language: str) -> str | None:
+        """A family's partner for the other script in a language: a Latin family's is the
+        language's own CJK face where it has one (and it is installed), else the registry's; a
+        language's CJK face's is its Latin family."""
+        entry = self.language(language)
+        if entry is not None and entry.extra not in self.missing and family in entry.partners:
+            return entry.partners[family]
+        latin = {cjk: latin for other in self.languages for latin, cjk in other.partners.items()}
+        return latin.get(family) or self.partners.get(family)
+
     def is_cjk(self, family: str) -> bool:
         """Whether a family is set for Chinese, Japanese or Korean: it draws the ideographs."""
         return len(self.characters(family) & IDEOGRAPHS) > 1000
@@ -83,7 +119,7 @@ class FontRegistry:
         (its Latin glyphs serve; a partner's @font-face rules would cost every part a tenth
         more time), else with its partner for the other script, the Latin one first; a family
         of the pack's own first, the registry's family for the script it lacks behind it."""
-        partner = self.partners.get(family)
+        partner = self.partner(family, language)
         if partner is not None and is_cjk_language(language) and self.is_cjk(family):
             return (family,)
         if partner is not None:
@@ -127,12 +163,15 @@ class FontRegistry:
                 face = _nearest(faces, weight, style)
                 if (face.weight, face.style) != (weight, style):
                     rules.append(_rule(family, face, weight, style))
-        for family in sorted(families & self.families - {face.family for face in self.fallbacks}):
+        behind = list(dict.fromkeys(face.family for face in self.fallbacks))
+        for family in sorted(families & self.families - set(behind)):
             have = self.characters(family)
-            for face in self.fallbacks:
-                if lacking := _codes(face) - have:
-                    rules += [_rule(family, face, weight, style, lacking)
-                              for weight, style in SLOTS]
+            for stretch, fallback in zip(FALLBACK_STRETCHES, behind, strict=False):
+                faces = [face for face in self.fallbacks if face.family == fallback]
+                for weight, style in SLOTS:
+                    face = _nearest(faces, weight, style)
+                    if lacking := _codes(face) - have:
+                        rules.append(_rule(family, face, weight, style, lacking, stretch))
         return "\n".join(rules)
 
     def for_game(self, game: Game) -> FontRegistry:
@@ -176,7 +215,7 @@ class FontRegistry:
                                   codes=codes))
         own = frozenset(entry.family for entry in game.spec.font_files) - self.families
         return FontRegistry(self.faces + tuple(faces), self.partners, self.behind,
-                            tuple(findings), own)
+                            tuple(findings), own, self.languages, self.missing)
 
 
 def is_cjk_language(language: str) -> bool:
@@ -193,9 +232,10 @@ def is_cjk_language(language: str) -> bool:
 SLOTS = ((400, "normal"), (700, "normal"), (400, "oblique"), (700, "oblique"))
 # Pango names a font by family, weight, style and stretch, and WeasyPrint embeds one font per
 # name: under the family's name, weight and style, a fallback's glyphs would be written with
-# the family's own file. A stretch no stylesheet asks for gives a fallback a name of its own
-# (and puts it after the family's faces when fontconfig sorts them).
-FALLBACK_STRETCH = "ultra-condensed"
+# the family's own file (or another fallback's). A stretch no stylesheet asks for gives each
+# fallback family a name of its own (and puts it after the family's faces when fontconfig
+# sorts them): the first fallback of fonts.yaml ultra-condensed, the next extra-condensed.
+FALLBACK_STRETCHES = ("ultra-condensed", "extra-condensed")
 
 
 def _nearest(faces: list[FontFace], weight: int, style: str = "normal") -> FontFace:
@@ -209,13 +249,13 @@ def _nearest(faces: list[FontFace], weight: int, style: str = "normal") -> FontF
 
 
 def _rule(family: str, face: FontFace, weight: int, style: str = "normal",
-          fallback: frozenset[int] = frozenset()) -> str:
+          fallback: frozenset[int] = frozenset(), stretch: str = "") -> str:
     """One @font-face rule: `face` under `family`, at `weight` and `style`; a fallback draws
-    only the characters `fallback` (its unicode-range), so what the family has still comes
-    from the family, and a game never names it."""
+    only the characters `fallback` (its unicode-range), at its own `stretch`, so what the
+    family has still comes from the family, and a game never names it."""
     extra = f"font-style: {style}; " if style != "normal" else ""
     if fallback:
-        extra += f"font-stretch: {FALLBACK_STRETCH}; "
+        extra += f"font-stretch: {stretch}; "
     rule = (f"@font-face {{ font-family: '{family}'; font-weight: {weight}; {extra}"
             f"src: url('{face.path.as_uri()}'); ")
     return rule + (f"unicode-range: {unicode_ranges(fallback)}; }}" if fallback else "}")
@@ -377,23 +417,33 @@ def face_key(path: Path) -> str:
                           ).hexdigest()[:24]
 
 
-def _resolve(source: str) -> Path:
-    """Turn a registry source into a file path."""
+def _resolve(source: str) -> Path | None:
+    """Turn a registry source into a file path; None when its package is not installed."""
     if source.startswith("package:"):
         module, _, name = source.removeprefix("package:").partition("/")
         spec = importlib.util.find_spec(module)
         if spec is None or not spec.submodule_search_locations:
-            raise FileNotFoundError(f"font package '{module}' is not installed (run make)")
+            return None
         return Path(next(iter(spec.submodule_search_locations))) / name
     return FONTS_DIR / source
 
 
-def load_fonts(path: Path = FONTS_DIR / "fonts.yaml") -> FontRegistry:
-    """Read the registry and check that every file is present."""
-    data = read_data_yaml(path)
-    faces = []
+REGISTRY = FONTS_DIR / "fonts.yaml"
+
+
+def load_fonts(path: Path | None = None) -> FontRegistry:
+    """Read the registry (fonts/fonts.yaml) and check that every file is present: a face of
+    an optional extra whose package is not installed is left out, and its extra noted."""
+    data = read_data_yaml(path or REGISTRY)
+    faces, missing = [], set()
     for entry in data["faces"]:
         file = _resolve(entry["source"])
+        if file is None and entry.get("extra"):
+            missing.add(str(entry["extra"]))
+            continue
+        if file is None:
+            raise FileNotFoundError(f"font package of '{entry['source']}' is not installed "
+                                    "(run make)")
         if not file.is_file():
             raise FileNotFoundError(f"font file missing: {file} (run make)")
         faces.append(FontFace(entry["family"], int(entry["weight"]), file.resolve(),
@@ -401,7 +451,11 @@ def load_fonts(path: Path = FONTS_DIR / "fonts.yaml") -> FontRegistry:
     partners = {}
     for first, second in data.get("partners", {}).items():
         partners[first], partners[second] = second, first
-    return FontRegistry(tuple(faces), partners, dict(data.get("behind", {})))
+    languages = tuple(FontLanguage(tag, str(entry["name"]), str(entry["extra"]),
+                                   dict(entry.get("partners", {})))
+                      for tag, entry in data.get("languages", {}).items())
+    return FontRegistry(tuple(faces), partners, dict(data.get("behind", {})),
+                        languages=languages, missing=frozenset(missing))
 
 
 class FontUnusable(ValueError):
