@@ -434,7 +434,7 @@ class Localizer:
         self.used: set[str] = set()
         self.moved: dict[tuple[str, int, str], tuple[str, int]] = {}  # where a text now is
         self.cards: dict[str, dict[str, list[str]]] = {deck.id: {} for deck in spec.decks}
-        self.subjects: dict[str, str] = {"game": "game.yaml", "rules": spec.rules or ""}
+        self.subjects = {"game": "game.yaml", "rules": spec.rules or "rules"}
 
     def game_data(self, data: Any, where: str, findings: list[Finding]) -> None:
         """game.yaml's texts translated in place."""
