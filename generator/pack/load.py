@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 import unicodedata
@@ -31,7 +30,7 @@ from .translate import (
     languages,
     read_file,
 )
-from .yamlfile import LineDict, Naming, line_of, read_yaml
+from .yamlfile import LineDict, LineList, Naming, line_of, read_yaml
 
 # What card text may not hold, in a YAML, CSV or xlsx deck alike: the C0 controls but tab and
 # newline, DEL and the C1 controls (they print as nothing or as a box), and the bidi
@@ -215,7 +214,7 @@ def _load(root: Path, name: str, data: Any, spec: GameSpec, findings: list[Findi
     localizer, localized = None, dict[str, Any]()
     if language is not None:
         localizer = _localizer(root, name, spec, data, language, findings)
-        source_data = copy.deepcopy(data)
+        source_data = as_written(data)
         localizer.game_data(data, where, findings)
         spec = _validated(data, where, findings)
         localized = {"language": language, "words": {**spec.words, **localizer.read.words},
@@ -233,7 +232,7 @@ def _load(root: Path, name: str, data: Any, spec: GameSpec, findings: list[Findi
         raise PackError(_fatal(findings))
     source_rules, rules_where = rules_data, display_path(root / (spec.rules or ""))
     if localizer is not None and rules_data is not None:
-        source_rules = copy.deepcopy(rules_data)
+        source_rules = as_written(rules_data)
         localizer.rules_data(rules_data, rules_where, findings)
     rules = plain(rules_data) if rules_data else {}
     moved = localizer.relocated if localizer is not None else _unmoved
@@ -242,7 +241,7 @@ def _load(root: Path, name: str, data: Any, spec: GameSpec, findings: list[Findi
                   for line, text in strings(rules_data)]
     if rules and "tables" in data:  # table text may quote the rules too
         if source_data is data:
-            source_data = copy.deepcopy(data)
+            source_data = as_written(data)
         before = len(findings)
         expand_tree(data["tables"], rules, where, findings, data.lines.get("tables", 0),
                     limits.integer_digits)
@@ -277,6 +276,20 @@ def _load(root: Path, name: str, data: Any, spec: GameSpec, findings: list[Findi
                 findings=in_language(findings, spec.language, source),
                 size_shapes=size_shapes, rule_texts=rule_texts, source_language=source,
                 source_data=source_data, source_rules=source_rules)
+
+
+def as_written(data: Any) -> Any:
+    """A copy of YAML data, its lines kept (shared: they do not change), for the rules or a
+    translation to fill the data in place."""
+    if isinstance(data, LineDict):
+        mapping = LineDict((key, as_written(value)) for key, value in data.items())
+        mapping.line, mapping.lines = data.line, data.lines
+        return mapping
+    if isinstance(data, LineList):
+        items = LineList(as_written(value) for value in data)
+        items.line, items.lines = data.line, data.lines
+        return items
+    return data
 
 
 def _unmoved(path: str, line: int, text: str) -> tuple[str, int]:
@@ -444,12 +457,12 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
             deck.failed_copies += 1
             continue
         if localizer is not None:
-            deck.raw[-1] = copy.deepcopy(item)
+            deck.raw[-1] = as_written(item)
             localizer.card(spec, item, where, line,
                            deck.columns.get(index, {}).get(localizer.language, {}), findings)
         written = list(strings(item, line))
         if localizer is None and any("{" in text for _, text in written):
-            deck.raw[-1] = copy.deepcopy(item)  # as written: the rules fill it in place
+            deck.raw[-1] = as_written(item)  # the rules fill the entry in place
         moved = localizer.relocated if localizer is not None else _unmoved
         texts.extend(Text(*moved(where, at, text), text) for at, text in written)
         card_id = item.get("id")
