@@ -164,6 +164,17 @@ CODES: dict[str, Code] = {
     "E135": Code("error", "a language of the pack (game.yaml `language` or `languages`) needs "
                  "fonts from an optional extra that is not installed (Japanese, Korean, "
                  "Traditional Chinese): the message names the `pip install` to run"),
+    "W131": Code("warning", "a text of the pack has no translation in one of its languages "
+                 "(a card's fields, a game.yaml or rules text, the rulebook): the source text "
+                 "prints"),
+    "W132": Code("warning", "a translation was made from another source text than the pack's "
+                 "now, or records none (`pnp translations GAME --lang L --mark-current` "
+                 "accepts it once reviewed)"),
+    "E133": Code("error", "a translation translates nothing: an unknown deck, card, field or "
+                 "path, a field that is not text (`qty`, an int), or a field translated twice "
+                 "(a spreadsheet column and translations/L.yaml)"),
+    "E134": Code("error", "a translation drops, adds or changes a `{placeholder}` or an "
+                 "`:icon:` of its source text: the source text prints"),
     "W001": Code("warning", "a card is marked `draft: true`"),
     "W010": Code("warning", "a literal number restates a rule correctly: quote it instead"),
 }

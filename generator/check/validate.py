@@ -13,7 +13,7 @@ from .. import TEMPLATES_DIR
 from ..pack.files import FileRefused, inside, pack_bytes, read_text
 from ..pack.images import image_problem
 from ..pack.load import Deck, Game, Text
-from ..pack.rules import RuleError, lookup, match_rules, strings
+from ..pack.rules import RuleError, lookup, match_rules
 from ..pack.schema import Limits
 from ..pack.yamlfile import line_of
 from ..plan.geometry import Geometry
@@ -377,12 +377,10 @@ def _check_glyphs(game: Game, fonts: FontRegistry, texts: list[Text]) -> Iterato
     if family not in fonts.families:
         return
     have = fonts.stack_characters(*fonts.stack(family, game.spec.language))
-    rule_texts = [Text(display_path(game.root / (game.spec.rules or "")), line, text)
-                  for line, text in strings(game.rules_data)]
     marks = pack_marks(game.spec)
     mark_texts = [Text(_game_where(game), line_of(game.spec_data, ("typography",)),
                        printed_marks(marks))] if marks else []
-    for item in [*texts, *rule_texts, *mark_texts]:
+    for item in [*texts, *game.rule_texts, *mark_texts]:
         missing = sorted({ch for ch in item.text if ord(ch) not in have and ch.isprintable()
                           and not ch.isspace()})
         if missing:
@@ -597,10 +595,9 @@ def _check_icons(game: Game) -> Iterator[Finding]:
     known = game.spec.icons
     if not known:
         return
-    rule_texts = [Text(display_path(game.root / (game.spec.rules or "")), line, text)
-                  for line, text in strings(game.rules_data)]
     listed = ", ".join(sorted(known))
-    for item in [*game.texts, *rule_texts, *rulebook_texts(game, lambda line: ":" in line)]:
+    for item in [*game.texts, *game.rule_texts,
+                 *rulebook_texts(game, lambda line: ":" in line)]:
         for name in sorted(set(icons.used(item.text)) - set(known)):
             yield Finding(item.path, item.line, f"':{name}:' is no icon of the game; its icons "
                           f"are {listed} (`icons:` in game.yaml; `\\:{name}:` prints the "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from ..check.findings import MOST_UNCHECKED, counted, listed, tally, told
@@ -50,7 +50,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     status, report = EXIT_OK, []
     for name, cards, out in places(args):
-        result = validate_game(name, cards, options(args), out, progress=progress)
+        chosen = replace(options(args), language=args.lang)
+        result = validate_game(name, cards, chosen, out, progress=progress)
         errors, warnings = tally(result.findings)
         if errors or (args.strict and warnings):
             status = EXIT_ERRORS
@@ -94,4 +95,8 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                               "layout included, without writing any output")
     validate.add_argument("games", **games)
     validate.add_argument("--json", action="store_true", help="print the findings as JSON")
+    validate.add_argument("--lang", metavar="L", help="check the game in one of its languages "
+                          "(`languages:` in game.yaml), or in every one with `all`: each "
+                          "finding of another than the source after `[L] ` (default: the "
+                          "source)")
     validate.set_defaults(func=cmd_validate)

@@ -21,8 +21,16 @@ from .place import pack_dir
 from .rules import expand_tree, plain, strings
 from .schema import CardBase, DeckSpec, GameSpec, Limits, accepted_keys, card_model
 from .spreadsheet import is_spreadsheet, read_deck, sheet_misplaced, source_misplaced
-from .translate import languages
-from .yamlfile import LineDict, Naming, line_of, read_yaml
+from .translate import (
+    Entry,
+    Localizer,
+    check_languages,
+    in_language,
+    is_language_tag,
+    languages,
+    read_file,
+)
+from .yamlfile import LineDict, LineList, Naming, line_of, read_yaml
 
 # What card text may not hold, in a YAML, CSV or xlsx deck alike: the C0 controls but tab and
 # newline, DEL and the C1 controls (they print as nothing or as a box), and the bidi
@@ -103,6 +111,10 @@ class Deck:
     cards: list[CardBase] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     entries: list[Any] = field(default_factory=list)  # each card's YAML, lines kept
+    raw: list[Any] = field(default_factory=list)  # every entry as written (placeholders
+    # unfilled, in the source language), one for each of `starts`
+    columns: dict[int, dict[str, dict[str, Entry]]] = field(default_factory=dict)  # a
+    # spreadsheet's `<field>@<language>` cells: by entry index, language and field
     starts: list[int] = field(default_factory=list)  # the first line of every entry
     failed_ids: set[str] = field(default_factory=set)
     failed_copies: int = 0
@@ -153,6 +165,15 @@ class Game:
     texts: list[Text] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # what loading found, not fatal
     size_shapes: dict[str, Shape] = field(default_factory=dict)  # the pack's sizes' shapes
+    rule_texts: list[Text] = field(default_factory=list)  # the rules' strings, and where
+    source_language: str = ""  # the language the pack is written in; `language` is the read's
+    source_data: Any = None  # game.yaml as written, in the source language
+    source_rules: Any = None  # the rules as written, in the source language
+
+    @property
+    def language(self) -> str:
+        """The language the game was loaded in."""
+        return self.spec.language
 
     @property
     def limits(self) -> Limits:
@@ -165,42 +186,75 @@ FATAL = "; nothing else was checked, as the rest depends on it"
 
 def load_game(name: str, cards_dir: Path = CARDS_DIR, language: str | None = None) -> Game:
     """Load game.yaml and every deck file, in one of the game's languages (None: its source
-    language). A card that does not load is left out and the rest go on, its problems in
-    `Game.findings`; only a game.yaml or rules file that cannot be read raises PackError, as
+    language): another is the same pack with each of its translations laid over the data
+    before placeholders are filled and models validated. A card that does not load is left
+    out and the rest go on, its problems in `Game.findings` (after `[language] ` for another
+    language); only a game.yaml or rules file that cannot be read raises PackError, as
     everything else depends on it."""
     root = pack_dir(name, cards_dir)
     findings: list[Finding] = []
-    where = display_path(root / "game.yaml")
     data, spec = read_spec(root, findings)
-    if language is not None and language != spec.language:
-        if language not in languages(spec):
-            raise PackError([Finding(where, line_of(data, ("languages",)) or 1,
-                                     f"the game is not in '{language}' (its languages: "
-                                     f"{', '.join(languages(spec))})", "E130")])
-        spec = spec.model_copy(update={"language": language})
+    source = spec.language
+    if language is None or language == source:
+        return _load(root, name, data, spec, findings, None)
+    try:
+        return _load(root, name, data, spec, findings, language)
+    except PackError as exc:
+        raise PackError(in_language(exc.findings, language, source)) from None
+
+
+def _load(root: Path, name: str, data: Any, spec: GameSpec, findings: list[Finding],
+          language: str | None) -> Game:
+    """The pack whose game.yaml is read, in its source language (`language` None) or
+    another."""
+    where = display_path(root / "game.yaml")
+    source, source_data = spec.language, data
+    findings += check_languages(spec, data, where)
+    findings += check_words(spec, where, lambda loc: line_of(data, loc))
+    localizer, localized = None, dict[str, Any]()
+    if language is not None:
+        localizer = _localizer(root, name, spec, data, language, findings)
+        source_data = as_written(data)
+        localizer.game_data(data, where, findings)
+        spec = _validated(data, where, findings)
+        localized = {"language": language, "words": {**spec.words, **localizer.read.words},
+                     "rulebook": spec.rulebook.model_copy(update={
+                         "file": localizer.rulebook(root, spec, findings)})}
+        spec = spec.model_copy(update=localized)
     limits = spec.limits
     findings += _check_dice(spec, data, where)
     findings += _check_named(root, spec, data, where)
     for index, entry in enumerate(spec.decks):
         findings += source_misplaced(entry, where, line_of(data, ("decks", index, "source")))
-    findings += check_words(spec, where, lambda loc: line_of(data, loc))
     before = len(findings)
     rules_data = _load_rules(root, spec, data, findings)
     if len(findings) > before and any(f.code != "E003" for f in findings[before:]):
         raise PackError(_fatal(findings))
+    source_rules, rules_where = rules_data, display_path(root / (spec.rules or ""))
+    if localizer is not None and rules_data is not None:
+        source_rules = as_written(rules_data)
+        localizer.rules_data(rules_data, rules_where, findings)
     rules = plain(rules_data) if rules_data else {}
-    texts = [Text(where, line, text) for line, text in strings(data)]
+    moved = localizer.relocated if localizer is not None else _unmoved
+    texts = [Text(*moved(where, line, text), text) for line, text in strings(data)]
+    rule_texts = [Text(*moved(rules_where, line, text), text)
+                  for line, text in strings(rules_data)]
     if rules and "tables" in data:  # table text may quote the rules too
+        if source_data is data:
+            source_data = as_written(data)
         before = len(findings)
         expand_tree(data["tables"], rules, where, findings, data.lines.get("tables", 0),
                     limits.integer_digits)
         if len(findings) == before:
-            spec = GameSpec.model_validate(data)
+            spec = GameSpec.model_validate(data).model_copy(update=localized)
     marks = pack_marks(spec)
     decks = [_load_deck(root, deck, rules, findings, texts,
                         Naming(where, line_of(data, ("decks", index, "file")),
-                               f"deck '{deck.id}': file", deck.file), limits, marks)
+                               f"deck '{deck.id}': file", deck.file), limits, marks,
+                        localizer, [tag for tag in languages(spec) if tag != source])
              for index, deck in enumerate(spec.decks)]
+    if localizer is not None:
+        localizer.unused(findings, {deck.spec.id for deck in decks if not deck.readable})
     size_shapes = {}
     for key, size in spec.sizes.items():
         if (shape := _shape(root, size.shape, size.corners, limits, findings, where,
@@ -218,7 +272,53 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR, language: str | None = Non
                                     "game.yaml)", "E006"))
             deck.readable = False  # nothing is planned from it
     return Game(name=name, root=root, spec=spec, decks=decks, spec_data=data, rules=rules,
-                rules_data=rules_data, texts=texts, findings=findings, size_shapes=size_shapes)
+                rules_data=rules_data, texts=texts,
+                findings=in_language(findings, spec.language, source),
+                size_shapes=size_shapes, rule_texts=rule_texts, source_language=source,
+                source_data=source_data, source_rules=source_rules)
+
+
+def as_written(data: Any) -> Any:
+    """A copy of YAML data, its lines kept (shared: they do not change), for the rules or a
+    translation to fill the data in place."""
+    if isinstance(data, LineDict):
+        mapping = LineDict((key, as_written(value)) for key, value in data.items())
+        mapping.line, mapping.lines = data.line, data.lines
+        return mapping
+    if isinstance(data, LineList):
+        items = LineList(as_written(value) for value in data)
+        items.line, items.lines = data.line, data.lines
+        return items
+    return data
+
+
+def _unmoved(path: str, line: int, text: str) -> tuple[str, int]:
+    """Where a text of the pack is, read in its source language: where it is written."""
+    return path, line
+
+
+def _localizer(root: Path, name: str, spec: GameSpec, data: Any, language: str,
+               findings: list[Finding]) -> Localizer:
+    """What lays a language's translations over the pack; PackError (E130) for a language
+    the game is not in. Its `words:` are checked like game.yaml's."""
+    tags = languages(spec)
+    if language not in tags or not is_language_tag(language):
+        raise PackError([Finding(display_path(root / "game.yaml"),
+                                 line_of(data, ("languages",)) or 1, f"the game is not in "
+                                 f"'{language}' (its languages: {', '.join(tags)})", "E130")])
+    read = read_file(root, spec.limits, language, findings)
+    own = spec.model_copy(update={"language": language, "words": read.words})
+    findings += check_words(own, read.path, lambda loc: line_of(read.data, loc))
+    return Localizer(name, spec, language, read)
+
+
+def _validated(data: Any, where: str, findings: list[Finding]) -> GameSpec:
+    """game.yaml's data validated again once translated; PackError when it is not valid."""
+    try:
+        return GameSpec.model_validate(data)
+    except ValidationError as exc:
+        raise PackError(_fatal(findings + model_findings(GameSpec, data, exc, where, ""))
+                        ) from None
 
 
 def _shape(root: Path, shape: str | None, corners: str | float | None, limits: Limits,
@@ -321,18 +421,22 @@ def _load_rules(root: Path, spec: GameSpec, spec_data: Any, findings: list[Findi
 
 
 def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
-               texts: list[Text], naming: Naming, limits: Limits, marks: Marks | None) -> Deck:
-    """Load one deck file: a YAML list of cards, or a spreadsheet's rows, rule placeholders
-    filled, each checked, its text typographed with `marks` (when the pack's typography is
-    on); a card whose qty passes the limit is left out, its copies counted but never made."""
+               texts: list[Text], naming: Naming, limits: Limits, marks: Marks | None,
+               localizer: Localizer | None, others: list[str]) -> Deck:
+    """Load one deck file: a YAML list of cards, or a spreadsheet's rows (and their
+    columns in the `others` languages), each translated by `localizer` when given, rule
+    placeholders filled, each checked, its text typographed with `marks` (when the pack's
+    typography is on); a card whose qty passes the limit is left out, its copies counted but
+    never made."""
     path = root / spec.file
     deck = Deck(spec=spec, path=path)
     where = display_path(path)
     failed: set[int] = set()  # a spreadsheet's rows whose cells did not read
     noun = "column" if is_spreadsheet(path) else "field"
     if noun == "column":
-        sheet = read_deck(path, root, spec, limits, naming, findings)
+        sheet = read_deck(path, root, spec, limits, naming, findings, others)
         data, failed = (sheet.cards, sheet.failed) if sheet is not None else (None, failed)
+        deck.columns = sheet.translations if sheet is not None else {}
     else:
         findings += sheet_misplaced(spec, path, naming)
         data = read_yaml(path, findings, limits, naming, root)
@@ -347,16 +451,25 @@ def _load_deck(root: Path, spec: DeckSpec, rules: dict, findings: list[Finding],
     for index, item in enumerate(data):
         line = getattr(data, "lines", [])[index]
         deck.starts.append(line)
+        deck.raw.append(item)
         if not isinstance(item, dict):
             findings.append(Finding(where, line, "a card must be a mapping of keys", code="E005"))
             deck.failed_copies += 1
             continue
-        texts.extend(Text(where, at, text) for at, text in strings(item, line))
+        if localizer is not None:
+            deck.raw[-1] = as_written(item)
+            localizer.card(spec, item, where, line,
+                           deck.columns.get(index, {}).get(localizer.language, {}), findings)
+        written = list(strings(item, line))
+        if localizer is None and any("{" in text for _, text in written):
+            deck.raw[-1] = as_written(item)  # the rules fill the entry in place
+        moved = localizer.relocated if localizer is not None else _unmoved
+        texts.extend(Text(*moved(where, at, text), text) for at, text in written)
         card_id = item.get("id")
         subject = f"card '{_escaped(card_id)}': " if isinstance(card_id, str) else ""
         before = len(findings)
-        findings.extend(Finding(where, at, f"{subject}{message}", "E010")
-                        for at, text in strings(item, line) if (message := _unprintable(text)))
+        findings.extend(Finding(*moved(where, at, text), f"{subject}{message}", "E010")
+                        for at, text in written if (message := _unprintable(text)))
         expand_tree(item, rules, where, findings, line, limits.integer_digits)
         card = None
         if len(findings) == before and index not in failed:

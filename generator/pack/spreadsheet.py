@@ -18,7 +18,7 @@ import re
 import warnings
 import zipfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import NoneType, UnionType
@@ -32,6 +32,7 @@ from ..check.findings import CellRef, Finding, PackError, PnpError, display_path
 from .files import FileRefused, decode, inside, read_bytes
 from .rules import PLACEHOLDER, plain
 from .schema import CardBase, DeckSpec, Limits, card_model
+from .translate import Entry, field_key
 from .yamlfile import LineDict, LineList, Naming, parse_yaml, read_yaml
 
 if TYPE_CHECKING:
@@ -111,6 +112,8 @@ class Column:
     header: str
     path: tuple[str | int, ...]
     kind: str
+    language: str | None = None  # a translation's column, `<field>@<language>`
+    key: str = ""  # the field it translates, as a translation names it (`sections.1.text`)
 
 
 @dataclass
@@ -120,16 +123,19 @@ class SheetDeck:
 
     cards: LineList
     failed: set[int] = field(default_factory=set)
+    translations: dict[int, dict[str, dict[str, Entry]]] = field(default_factory=dict)  # the
+    # `<field>@<language>` cells of each card, by its index, the language and the field
 
 
 # --- reading ---------------------------------------------------------------------------------
 
 
 def read_deck(path: Path, root: Path, spec: DeckSpec, limits: Limits, naming: Naming,
-              findings: list[Finding]) -> SheetDeck | None:
+              findings: list[Finding], languages: Sequence[str] = ()) -> SheetDeck | None:
     """A deck's .csv or .xlsx file read through files.py (inside the pack, within the size
-    limit) as card mappings; problems go to findings, and None comes back when the file
-    cannot be read at all (that is said where game.yaml names it)."""
+    limit) as card mappings, with the translations of its `<field>@<language>` columns for
+    the `languages` given; problems go to findings, and None comes back when the file cannot
+    be read at all (that is said where game.yaml names it)."""
     where = display_path(path)
     findings += sheet_misplaced(spec, path, naming)
     try:
@@ -143,7 +149,7 @@ def read_deck(path: Path, root: Path, spec: DeckSpec, limits: Limits, naming: Na
             findings.append(Finding(naming.where, naming.line, f"{naming.subject} {exc.message}",
                                     exc.code))
         return None
-    return cards_from(table, card_model(spec), path, limits, findings)
+    return cards_from(table, card_model(spec), path, limits, findings, spec, languages)
 
 
 def deck_table(data: bytes, path: Path, spec: DeckSpec, limits: Limits, name: str) -> Table:
@@ -384,18 +390,22 @@ def _empty(value: Value) -> bool:
 
 
 def cards_from(table: Table, model: type[CardBase], path: Path, limits: Limits,
-               findings: list[Finding]) -> SheetDeck:
-    """The card mappings of a table's rows, typed by the deck's card model; a bad header
-    cell leaves its column out, a bad cell its card."""
+               findings: list[Finding], spec: DeckSpec | None = None,
+               languages: Sequence[str] = ()) -> SheetDeck:
+    """The card mappings of a table's rows, typed by the deck's card model, and the cells of
+    its columns translating a field into one of the `languages` (`name@es`, for the deck
+    `spec` given); a bad header cell leaves its column out, a bad cell its card."""
     where = display_path(path)
-    columns = _columns(table, model, where, findings)
+    columns = _columns(table, model, where, findings, spec, languages)
     deck = SheetDeck(LineList())
     deck.cards.line, deck.cards.lines = table.rows[0][0], []
     width = len(table.rows[0][1])
     for row, cells in table.rows[1:]:
         if all(_empty(cell) for cell in cells):
             continue
-        item, ok = _card(table, row, cells, columns, path, limits, findings)
+        item, ok, translated = _card(table, row, cells, columns, path, limits, findings)
+        if translated:
+            deck.translations[len(deck.cards)] = translated
         if table.sheet is None and (len(cells) < width or not all(
                 _empty(cell) for cell in cells[width:])):  # a workbook's rows end where they do
             findings.append(Finding(where, row, f"{_subject(item)}the row has {len(cells)} "
@@ -408,10 +418,12 @@ def cards_from(table: Table, model: type[CardBase], path: Path, limits: Limits,
     return deck
 
 
-def _columns(table: Table, model: type[BaseModel], where: str,
-             findings: list[Finding]) -> list[Column | None]:
+def _columns(table: Table, model: type[BaseModel], where: str, findings: list[Finding],
+             deck: DeckSpec | None = None, languages: Sequence[str] = ()
+             ) -> list[Column | None]:
     """Each header cell as a Column, or None for a blank one and one that is a mistake (a
-    finding at its cell: an unknown or misspelt key, a name given twice)."""
+    finding at its cell: an unknown or misspelt key, a name given twice, a translation into
+    a language not among `languages` or of no text)."""
     row, cells = table.rows[0]
     columns: list[Column | None] = []
     seen: dict[str, int] = {}
@@ -425,7 +437,8 @@ def _columns(table: Table, model: type[BaseModel], where: str,
         elif header:
             seen[header] = index
             try:
-                column = _column(header, model)
+                column = _column(header, model) if "@" not in header else \
+                    _translation(header, model, deck, languages)
             except _Bad as exc:
                 findings.append(Finding(where, table.at(row, index), exc.message, exc.code))
         columns.append(column)
@@ -448,6 +461,23 @@ def _column(header: str, model: type[BaseModel]) -> Column:
         segment, annotation = _step(annotation, part, header, ".".join(map(str, path)))
         path.append(segment)
     return Column(header, tuple(path), _kind(annotation))
+
+
+def _translation(header: str, model: type[BaseModel], deck: DeckSpec | None,
+                 languages: Sequence[str]) -> Column:
+    """The Column of a header `<field>@<language>`, translating one text of the card into
+    one of the game's other languages; _Bad when it is not one."""
+    named, _, language = header.rpartition("@")
+    if deck is None or language not in languages:
+        others = f"its other languages: {', '.join(languages)}" if languages else \
+            "it has no other: `languages:` in game.yaml"
+        raise _Bad(f"unknown column '{header}': the game is not in '{language}' ({others})")
+    column = _column(named, model)
+    key = field_key(deck, column.path)
+    if key is None:
+        raise _Bad(f"column '{header}' translates nothing: '{named}' is no text to translate "
+                   "(a text field, or one item or cell of one, `sections.0.text@es`)", "E133")
+    return Column(header, column.path, "str", language, key)
 
 
 def _options(annotation: Any) -> list[Any]:
@@ -493,13 +523,15 @@ def _kind(annotation: Any) -> str:
 
 
 def _card(table: Table, row: int, cells: list[Value], columns: list[Column | None],
-          path: Path, limits: Limits, findings: list[Finding]) -> tuple[LineDict, bool]:
-    """One row as a card mapping, and whether every cell read; each problem is a finding at
-    its cell."""
+          path: Path, limits: Limits, findings: list[Finding]
+          ) -> tuple[LineDict, bool, dict[str, dict[str, Entry]]]:
+    """One row as a card mapping, whether every cell read, and its translation cells (by
+    language and field); each problem is a finding at its cell."""
     where = display_path(path)
     header = table.rows[0][1]
     tree = _Branch()
     ok, given = True, dict[tuple[str | int, ...], str]()
+    translated: dict[str, dict[str, Entry]] = {}
     named = [index for index, column in enumerate(columns)
              if column is not None and column.path == ("id",)]
     subject = _subject_of(cells[named[0]]) if named and named[0] < len(cells) else ""
@@ -517,13 +549,17 @@ def _card(table: Table, row: int, cells: list[Value], columns: list[Column | Non
             continue
         try:
             value = _value(cell, column.kind, path, at, limits)
+            if column.language is not None:
+                translated.setdefault(column.language, {})[column.key] = Entry(
+                    value, None, where, at)
+                continue
             _place(tree, column, value, at, given)
         except _Bad as exc:
             findings.append(Finding(where, at, f"{subject}column '{column.header}': "
                                     f"{exc.message}", exc.code))
             ok = False
     tree.line = table.at(row, named[0] if named else 0)
-    return _finished(tree), ok
+    return _finished(tree), ok, translated
 
 
 def _subject_of(cell: Value) -> str:

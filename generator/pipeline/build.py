@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,7 +24,9 @@ from ..check.findings import (
 from ..check.validate import validate
 from ..layout.workers import Workers
 from ..outputs.base import Document, File, Job, OutputKind
-from ..pack.load import Game, load_game
+from ..pack.load import Game, load_game, load_spec
+from ..pack.place import pack_dir
+from ..pack.translate import in_language, languages, told_once
 from ..pack.yamlfile import line_of
 from ..pdf.assemble import unsound
 from ..plan.geometry import Box, load_geometry
@@ -60,7 +62,9 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
     each kind for the job; by default the registry's build kinds the options ask for).
 
     Only a game.yaml that cannot be read stops it (PackError); otherwise the job plans the
-    cards that have no error of their own, and `unchecked` says what that leaves out.
+    cards that have no error of their own, and `unchecked` says what that leaves out. A game
+    read in another language than its source (`options.language`) has each finding after
+    `[language] `.
     """
     game = load_game(name, cards_dir, options.language)
     own_sizes = {key: Box(size.width, size.height) for key, size in game.spec.sizes.items()}
@@ -76,7 +80,14 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
                  if not options.only or kind.name in options.only]
     made = [make(job) for make in kinds]
     findings = report.findings + [finding for kind in made for finding in kind.check()]
-    return Checked(job, made, sorted(set(reported(game, findings))), report.unchecked)
+    return Checked(job, made, sorted(set(localized(game, reported(game, findings)))),
+                   report.unchecked)
+
+
+def localized(game: Game, findings: list[Finding]) -> list[Finding]:
+    """The findings of a game, after `[language] ` when it is read in another language than
+    its source."""
+    return in_language(findings, game.language, game.source_language)
 
 
 def reported(game: Game, findings: list[Finding]) -> list[Finding]:
@@ -274,8 +285,12 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
                   workers: Workers | None = None,
                   progress: Progress = lambda message: None) -> Report:
     """Every finding for a game: the checks on its data, then those on its laid-out pages,
-    for every card with no error of its own. Parts a build kept are taken; nothing is
-    written. A running `workers` pool is used and left running."""
+    for every card with no error of its own, in the language `options.language` names (its
+    source when None; `all`: the source, then every other language, a finding another
+    language shares with the source told once, for the source). Parts a build kept are
+    taken; nothing is written. A running `workers` pool is used and left running."""
+    if options.language == ALL:
+        return _every_language(name, cards_dir, options, out_root, workers, progress)
     try:
         checked = check(name, cards_dir, options)
     except PackError as exc:
@@ -292,8 +307,28 @@ def validate_game(name: str, cards_dir: Path = CARDS_DIR,
         executor.wait()
     for _, document in planned:
         executor.check_links(document)
-    found = reported(checked.game, executor.findings(sites(checked.game)))
+    found = localized(checked.game, reported(checked.game,
+                                             executor.findings(sites(checked.game))))
     hidden = hidden_by(checked.findings)  # a missing glyph hides its backstop on the page
     found = [finding for finding in found if finding.code not in hidden]
     return Report(sorted(set(checked.findings + found)), unchecked,
                   executor.shrunk(sites(checked.game)))
+
+
+ALL = "all"  # every language of a game, as `--lang all` asks
+
+
+def _every_language(name: str, cards_dir: Path, options: BuildOptions, out_root: Path,
+                    workers: Workers | None, progress: Progress) -> Report:
+    """validate_game in the source language, then in each other, findings merged."""
+    tags: list[str | None] = [None]  # when game.yaml does not load, the source's tells why
+    with suppress(PackError):
+        tags = [*languages(load_spec(pack_dir(name, cards_dir)))]
+    with nullcontext(workers) if workers else Workers() as pool:
+        reports = [validate_game(name, cards_dir, replace(options, language=tag), out_root,
+                                 pool, progress) for tag in tags]
+    source, *others = reports
+    return Report(told_once(source.findings, [f for report in others for f in report.findings]),
+                  source.unchecked + [f"[{tag}] {item}" for tag, report in zip(
+                      tags[1:], others, strict=True) for item in report.unchecked],
+                  [shrunk for report in reports for shrunk in report.shrunk])
