@@ -217,7 +217,8 @@ def _load(root: Path, name: str, data: Any, spec: GameSpec, findings: list[Findi
         source_data = as_written(data)
         localizer.game_data(data, where, findings)
         spec = _validated(data, where, findings)
-        localized = {"language": language, "words": {**spec.words, **localizer.read.words},
+        # game.yaml's `words:` are the source language's; a translation gives its own
+        localized = {"language": language, "words": localizer.read.words,
                      "rulebook": spec.rulebook.model_copy(update={
                          "file": localizer.rulebook(root, spec, findings)})}
         spec = spec.model_copy(update=localized)

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 TRANSLATIONS = "translations"  # the pack's folder of translations/<language>.yaml
 _ICON = re.compile(rf":{ICON_NAME}:")
+_COLOUR = re.compile(r"#[0-9a-fA-F]{3,8}")  # a hex colour: a `color` field's, a table cell's
+RULES_ONLY = ("checks",)  # rules.yaml's section only validate reads (its `terms` are
+# translated: they find a number restated in each language's text)
 
 
 def languages(spec: GameSpec) -> list[str]:
@@ -41,7 +44,9 @@ def source_hash(text: str) -> str:
 
 def translatable(text: str) -> bool:
     """Whether a source text asks for a translation: a letter outside its placeholders and
-    icons (`{crew.pilot.cost}` and `2–4` do not)."""
+    icons, and not a colour (`{crew.pilot.cost}`, `2–4` and `#1f3a52` do not)."""
+    if _COLOUR.fullmatch(text.strip()):
+        return False
     words = _ICON.sub("", PLACEHOLDER.sub("", text))
     return any(unicodedata.category(char).startswith("L") for char in words)
 
@@ -107,7 +112,7 @@ def text_fields(deck: DeckSpec) -> dict[str, str]:
     kinds = {"name": "str", "quote": "str", "motto": "str", "sections": "sections"}
     for name, spec in deck.fields.items():
         kind = "list" if spec.type == "list" and spec.items == "text" else _KINDS.get(spec.type)
-        if kind is None:
+        if kind is None or not spec.printed:  # data no template prints is not translated
             kinds.pop(name, None)
         else:
             kinds[name] = kind
@@ -221,6 +226,8 @@ def rule_slots(data: Any, path: str, loc: tuple[str | int, ...] = (), line: int 
     pairs = data.items() if isinstance(data, dict) else enumerate(data) \
         if isinstance(data, list) else ()
     for key, value in pairs:
+        if not loc and key in RULES_ONLY:
+            continue
         at = _line(data, key, line)
         if isinstance(value, str):
             yield from _slot("rules", "", (*loc, key), ".".join(map(str, (*loc, key))), value,
