@@ -21,7 +21,7 @@ def test_build_validate_and_list(packs: Path, tmp_path: Path, capsys) -> None:
     assert cli.main([*cards, "build", "mini", "--paper", "letter", "--out", str(out)]) == 0
     manifest = json.loads((out / "mini" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["outputs"] == [{"file": "cards-letter.pdf", "kind": "cards",
-                                    "paper": "letter", "pages": 2,
+                                    "paper": "letter", "language": "zh-CN", "pages": 2,
                                     "decks": {"spells": {"faces": 4, "backs": 4}}}]
     assert "cards-letter.pdf: 2 pages" in capsys.readouterr().err
     assert cli.main([*cards, "validate", "mini", "--out", str(out)]) == 0

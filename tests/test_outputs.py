@@ -53,7 +53,8 @@ def test_a_registered_kind_is_built_with_its_own_switch(registered, packs: Path,
     manifest = build_game("mini", BuildOptions(only=("cardlist",)), out_root=tmp_path / "b",
                           cards_dir=packs).manifest
     assert manifest["outputs"] == [{"file": "cardlist-a4.pdf", "kind": "cardlist",
-                                    "paper": "a4", "pages": 1, "decks": {}}]
+                                    "paper": "a4", "language": "zh-CN", "pages": 1,
+                                    "decks": {}}]
     assert page_texts(tmp_path / "b" / "mini" / "cardlist-a4.pdf") == ["火球术治疗术冰冻术"]
 
 

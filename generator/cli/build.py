@@ -4,28 +4,50 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import ExitStack
 from dataclasses import asdict, replace
+from pathlib import Path
 from typing import Any
 
 from ..check.findings import MOST_UNCHECKED, counted, listed, tally, told
-from ..pipeline.cache import input_digest
+from ..pipeline.cache import BuildOptions, input_digest
 from ..pipeline.manifest import is_fresh
-from .common import EXIT_ERRORS, EXIT_OK, options, places, progress
+from .common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    asked_languages,
+    language_option,
+    options,
+    places,
+    progress,
+)
 
 
 def cmd_build(args: argparse.Namespace, only: tuple[str, ...] = ()) -> int:
-    """Validate, then render every output of each game whose inputs changed."""
-    chosen = options(args, only)
+    """Validate, then render every output of each game, in each language asked for, whose
+    inputs changed; several builds share one pool of workers."""
+    todo: list[tuple[str, Path, Path, BuildOptions]] = []
     for name, cards, out in places(args):
         pack = cards / name
-        if not args.force and (pack / "game.yaml").is_file() and is_fresh(
-                out / name, chosen.paper, input_digest(pack, chosen)):
-            progress(f"{name}: up to date (nothing changed since the last build; --force "
-                     "rebuilds)")
-            continue
-        from ..pipeline.build import build_game
+        for language in asked_languages(args, pack):
+            chosen = options(args, only, language)
+            if not args.force and (pack / "game.yaml").is_file() and is_fresh(
+                    out / name, chosen.paper, input_digest(pack, chosen), language):
+                shown = name if language is None else f"{name} [{language}]"
+                progress(f"{shown}: up to date (nothing changed since the last build; --force "
+                         "rebuilds)")
+                continue
+            todo.append((name, cards, out, chosen))
+    if not todo:
+        return EXIT_OK
+    from ..layout.workers import Workers
+    from ..pipeline.build import build_game
 
-        build_game(name, chosen, out_root=out, cards_dir=cards, progress=progress)
+    with ExitStack() as stack:
+        pool = stack.enter_context(Workers().start()) if len(todo) > 1 else None
+        for name, cards, out, chosen in todo:
+            build_game(name, chosen, out_root=out, cards_dir=cards, progress=progress,
+                       workers=pool)
     return EXIT_OK
 
 
@@ -39,7 +61,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from ..pipeline.watch import watch
 
     [(name, cards, out)] = places(argparse.Namespace(**{**vars(args), "games": [args.game]}))
-    watch(name, options(args), out_root=out, cards_dir=cards, progress=progress)
+    watch(name, [options(args, language=language)
+                 for language in asked_languages(args, cards / name)],
+          out_root=out, cards_dir=cards, progress=progress)
     return EXIT_OK
 
 
@@ -83,12 +107,16 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
         building.add_argument("--html", action="store_true", help=html)
         building.add_argument("--force", action="store_true",
                               help="build even when nothing changed since the last build")
+        language_option(building, "build", "another language's files carry it before the "
+                        "extension (cards-a4-es.pdf)")
         building.set_defaults(func=command)
 
     watching = sub.add_parser("watch", parents=[common], help="build, then rebuild each time a "
                               "file of the game changes, with WeasyPrint kept loaded (Ctrl-C "
                               "stops)")
     watching.add_argument("game", nargs="?", metavar="GAME", help=games["help"])
+    language_option(watching, "build", "another language's files carry it before the "
+                    "extension (cards-a4-es.pdf)")
     watching.set_defaults(func=cmd_watch)
 
     validate = sub.add_parser("validate", parents=[common], help="check game packs, their "

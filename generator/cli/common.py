@@ -12,6 +12,7 @@ from ..pipeline.cache import BuildOptions
 from ..plan.printer import FLIPS, Printer, load_printer, parse_offset
 
 PRINTERS_FILE = "printers.yaml"  # in the folder pnp is run from
+ALL_LANGUAGES = "all"  # --lang all: every language of the game
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 EXIT_CODES = """exit codes:
@@ -72,15 +73,41 @@ def printer(args: argparse.Namespace) -> Printer:
                    parse_offset(args.back_offset) if args.back_offset else kept.back_offset)
 
 
-def options(args: argparse.Namespace, only: tuple[str, ...] = ()) -> BuildOptions:
-    """The build options the command line gives."""
+def options(args: argparse.Namespace, only: tuple[str, ...] = (),
+            language: str | None = None) -> BuildOptions:
+    """The build options the command line gives, for one language (None: the source)."""
     from ..outputs import switches
 
     kept = printer(args)
     return BuildOptions(paper=args.paper, html=getattr(args, "html", False), strict=args.strict,
                         only=only, switches=frozenset(
                             name for name in switches() if getattr(args, name, False)),
-                        duplex=kept.duplex, back_offset=kept.back_offset)
+                        duplex=kept.duplex, back_offset=kept.back_offset, language=language)
+
+
+def asked_languages(args: argparse.Namespace, pack: Path) -> list[str | None]:
+    """The languages `--lang` asks for in a pack, its source language as None: none given,
+    the source alone; `all`, the source then each other language of game.yaml's `languages`.
+    A language the game is not in is given as it is, for loading to refuse (E130)."""
+    asked = getattr(args, "lang", None)
+    if asked is None:
+        return [None]
+    from ..pack.load import load_spec
+    from ..pack.translate import languages
+
+    source, *others = languages(load_spec(pack))
+    if asked == ALL_LANGUAGES:
+        return [None, *others]
+    return [None if asked == source else asked]
+
+
+def language_option(parser: argparse.ArgumentParser, does: str, named: str) -> None:
+    """--lang: one of the game's languages, or all of them; `named` says what carries the
+    language of a build other than the source's."""
+    parser.add_argument("--lang", metavar="LANG", default=None,
+                        help=f"{does} in LANG, one of the game's `languages` (game.yaml), or "
+                        f"in every one with `{ALL_LANGUAGES}` (default: its source language); "
+                        f"{named}")
 
 
 def common_options(switches: dict[str, str],

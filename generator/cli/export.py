@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, places, progress
+from .common import EXIT_OK, asked_languages, language_option, places, progress
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Export each game's cards as images, print-shop PDFs or a Tabletop Simulator object."""
+    """Export each game's cards as images, print-shop PDFs or a Tabletop Simulator object,
+    in each language asked for; several exports share one pool of workers."""
     from ..exports.base import ExportSettings
     from ..exports.run import export
+    from ..layout.workers import Workers
 
     settings = ExportSettings(args.profile, args.dpi, args.format, args.backs_last, args.marks,
                               args.cmyk, args.strict, _deck_ids(args.decks), args.base_url)
-    for name, cards, out in places(args):
-        export(name, args.to, settings, cards, out, progress)
+    todo = [(name, cards, out, language) for name, cards, out in places(args)
+            for language in asked_languages(args, cards / name)]
+    with ExitStack() as stack:
+        pool = stack.enter_context(Workers().start()) if len(todo) > 1 else None
+        for name, cards, out, language in todo:
+            export(name, args.to, settings, cards, out, progress, pool, language)
     return EXIT_OK
 
 
@@ -39,8 +46,9 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
     from ..outputs import EXPORT, made_by
 
     export = sub.add_parser("export", parents=[base], help="export the cards for a print shop "
-                            "or a virtual table into <out>/<game>-export/<to>/, with a "
-                            "preflight report (preflight.json)")
+                            "or a virtual table into <out>/<game>-export/<to>/ (<to>-<lang>/ "
+                            "for a language other than the source), with a preflight report "
+                            "(preflight.json)")
     export.add_argument("games", **games)
     export.add_argument("--to", choices=[kind.name for kind in made_by(EXPORT)], default="images",
                         help="images: each card side an image, listed with copies; printshop: "
@@ -77,4 +85,6 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
                         "export, and nothing is written")
     export.add_argument("--out", type=Path, default=None, help="output folder (default: "
                         "build/, or a pack folder's own build/)")
+    language_option(export, "export", "another language's folder is <to>-<lang>/ "
+                    "(tts-es/)")
     export.set_defaults(func=cmd_export)

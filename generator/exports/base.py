@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..check.findings import Finding, PnpError, display_path
-from ..outputs.base import Job, OutputKind
+from ..outputs.base import Job, OutputKind, language_name
 from ..pack.load import CardBase, Deck
 from ..pack.yamlfile import line_of
 from ..pipeline.cache import PartCache
@@ -107,7 +107,7 @@ class ExportKind(OutputKind):
     def keep_only(self) -> None:
         """Drop the kept images that none of the last few exports used."""
         if self.cache is not None:
-            self.cache.used = {"images": self.kept}
+            self.cache.used = {language_name("images", self.job.translation): self.kept}
             self.cache.keep_only()
 
     def sides(self) -> list[Side]:

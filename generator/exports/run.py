@@ -3,7 +3,8 @@ export kinds of the registry (outputs/__init__.py), which a build never makes.
 
 The kind plans on the faces every output draws from (faces.py), taken from the parts cache
 when a build made them; its files are preflighted (preflight.py), then written whole into
-`<out>/<game>-export/<kind>/`, with preflight.json beside them.
+`<out>/<game>-export/<kind>/` (`<kind>-<language>/` for a language other than the source),
+with preflight.json beside them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from .. import BUILD_DIR, CARDS_DIR, outputs
 from ..check.findings import PackError, PnpError, errors_only
 from ..layout.workers import Workers
-from ..outputs.base import File, Job
+from ..outputs.base import File, Job, language_name
 from ..pack.place import pack_dir
 from ..pipeline.build import check, finished, make
 from ..pipeline.cache import CACHE, BuildOptions, PartCache
@@ -31,16 +32,19 @@ MIN_DPI = 10  # below it a card is a few pixels across, and a thin one none (0.0
 
 def export(name: str, to: str = "images", settings: ExportSettings = ExportSettings(),
            cards_dir: Path = CARDS_DIR, out_root: Path = BUILD_DIR,
-           progress: Any = lambda message: None, workers: Workers | None = None) -> Path:
-    """Export a game as `to` asks into `out_root/<game>-export/<to>/`, put in place whole only
-    when nothing failed (with `strict`, no preflight finding either); return that folder."""
+           progress: Any = lambda message: None, workers: Workers | None = None,
+           language: str | None = None) -> Path:
+    """Export a game in a language (None: its source) as `to` asks into
+    `out_root/<game>-export/<to>/` (`<to>-<language>/` for another language), put in place
+    whole only when nothing failed (with `strict`, no preflight finding either); return that
+    folder."""
     started = time.perf_counter()
     if not MIN_DPI <= settings.dpi <= MAX_DPI:
         raise PnpError(f"--dpi {settings.dpi:g}: an export draws at {MIN_DPI} to {MAX_DPI} dpi")
     check_root(out_root, (f"{name}-export",), (CACHE,))
     kind_class = outputs.registered(to).load()
     assert issubclass(kind_class, ExportKind)  # the registry's export kinds are
-    place = (f"{name}-export", to)
+    place = (f"{name}-export", language_name(to, language))
     folder = out_root.joinpath(*place)
     profile = load_profile(settings.profile, pack_dir(name, cards_dir))
     profile.order(settings.backs_last)  # refused before anything is laid out
@@ -50,8 +54,8 @@ def export(name: str, to: str = "images", settings: ExportSettings = ExportSetti
         cache = images_cache(out_root, job.game.name, to, job.game.root, progress)
         return kind_class(job, settings, cache, folder.resolve(), profile)
 
-    checked = check(name, cards_dir, BuildOptions(only=(to,), bleed=profile.bleed),
-                    kinds=[made])
+    checked = check(name, cards_dir, BuildOptions(only=(to,), bleed=profile.bleed,
+                                                  language=language), kinds=[made])
     if errors_only(checked.findings):
         raise PackError(errors_only(checked.findings))
     kind = checked.kinds[0]

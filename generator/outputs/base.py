@@ -4,12 +4,13 @@ files it finishes them into."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from ..check.findings import Finding, display_path
 from ..pack.load import Deck, Game
+from ..pack.translate import languages
 from ..pdf.assemble import LONG_EDGE
 from ..pipeline.cache import BuildOptions
 from ..pipeline.manifest import Entry
@@ -45,6 +46,27 @@ class Job:
         """The paper asked for."""
         return self.options.paper
 
+    @property
+    def translation(self) -> str | None:
+        """The language built when it is not the game's source language; None for the
+        source."""
+        return translation(self.game)
+
+
+def translation(game: Game) -> str | None:
+    """The language a game is loaded in when it is not its source language; None for the
+    source."""
+    return None if game.spec.language == languages(game.spec)[0] else game.spec.language
+
+
+def language_name(name: str, language: str | None) -> str:
+    """A file's name in a language other than the source: the language before the extension
+    (`cards-a4-es.pdf`); the source language's (None) as it is."""
+    if language is None:
+        return name
+    stem, dot, extension = name.rpartition(".")
+    return f"{stem}-{language}.{extension}" if dot else f"{name}-{language}"
+
 
 @dataclass
 class Document:
@@ -74,6 +96,13 @@ class File:
     name: str
     data: bytes
     entry: Entry | None = None
+
+    def in_language(self, language: str | None) -> File:
+        """The file as a build of `language` (None: the source) names it, its entry too."""
+        if language is None:
+            return self
+        entry = self.entry and replace(self.entry, file=language_name(self.entry.file, language))
+        return File(language_name(self.name, language), self.data, entry)
 
 
 class OutputKind:
@@ -122,4 +151,5 @@ class OutputKind:
               ) -> Entry:
         """A manifest entry for one of this kind's PDFs; the kind is named by its file."""
         kind = file.removesuffix(".pdf").removesuffix(f"-{self.job.paper}")
-        return Entry(file, kind, self.job.paper, pages, decks or {})
+        return Entry(file, kind, self.job.paper, self.job.game.spec.language, pages,
+                     decks or {})

@@ -48,12 +48,12 @@ class FaceSource:
 
 def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | None = None,
          duplex: str | None = LONG_EDGE, fonts: Mapping[str, Path] | None = None,
-         recodings: Recodings | None = None) -> bytes:
+         recodings: Recodings | None = None, title: str | None = None) -> bytes:
     """One PDF of the parts' pages in order, each under the overlay's page of the same number,
-    with the first part's title, every part's outline, and the links from one part into
-    another; each face drawn into the boxes the parts left for it, and each face of `fonts`
-    (their files by `fonts.face_key`) embedded once, its text recoded (through `recodings`,
-    when given, what an earlier join of the file recoded)."""
+    titled `title` (by default as its first part), with every part's outline, and the links
+    from one part into another; each face drawn into the boxes the parts left for it, and
+    each face of `fonts` (their files by `fonts.face_key`) embedded once, its text recoded
+    (through `recodings`, when given, what an earlier join of the file recoded)."""
     import pikepdf
 
     joined = pikepdf.Pdf.new()
@@ -70,6 +70,8 @@ def join(parts: list[LaidOut], faces: dict[str, FaceSource], overlay: LaidOut | 
     for key in ("/Title", "/Producer"):
         if key in sources[0].docinfo:
             joined.docinfo[key] = sources[0].docinfo[key]
+    if title is not None:  # a part shared by every language has the first one's title
+        joined.docinfo["/Title"] = pikepdf.String(title)
     placed = _placed(parts)
     if placed:
         _draw_placed(joined, pages, placed, faces, sources)

@@ -23,7 +23,7 @@ from ..check.findings import (
 )
 from ..check.validate import validate
 from ..layout.workers import Workers
-from ..outputs.base import Document, File, Job, OutputKind
+from ..outputs.base import Document, File, Job, OutputKind, language_name, translation
 from ..pack.load import Game, load_game, load_spec
 from ..pack.place import pack_dir
 from ..pack.translate import in_language, languages, told_once
@@ -158,9 +158,11 @@ def plan(checked: Checked, executor: Executor,
 
 
 def run(planned: list[tuple[OutputKind, Document]], executor: Executor,
-        progress: Progress, name: str) -> list[tuple[OutputKind, Document, Assembled]]:
+        progress: Progress, name: str, language: str | None = None
+        ) -> list[tuple[OutputKind, Document, Assembled]]:
     """Assemble each document once its parts are laid out, in order; a document its kind
-    revises (the rulebook, numbered) has its new parts laid out first, and is assembled last."""
+    revises (the rulebook, numbered) has its new parts laid out first, and is assembled last.
+    Progress names each file as a build of `language` (None: the source) writes it."""
     done: dict[int, tuple[Document, Assembled]] = {}
 
     def assemble(index: int, document: Document) -> None:
@@ -170,7 +172,7 @@ def run(planned: list[tuple[OutputKind, Document]], executor: Executor,
         if result.parts:  # a document of no parts is drawn by its kind when finished
             sides = planned[index][0].file_pages(document, result.pages)
             pages = f"{counted(sides, 'page')}, " if document.parts else "faces: "
-            progress(f"{name}: {result.file}: {pages}{result.laid_out} of "
+            progress(f"{name}: {language_name(result.file, language)}: {pages}{result.laid_out} of "
                      f"{counted(result.parts, 'part')} laid out ({result.seconds:.1f} s)")
 
     later = []
@@ -223,14 +225,17 @@ def build_game(
     progress: Progress = lambda message: None,
     workers: Workers | None = None,
 ) -> BuildResult:
-    """Build every output of a game; nothing is written unless everything succeeded.
+    """Build every output of a game in one language (options.language; None: its source);
+    nothing is written unless everything succeeded. Another language's files carry it in
+    their names (`cards-a4-es.pdf`), and are an output set of their own.
 
-    A running `workers` pool is used and left running (pnp watch); else one is started and
-    stopped.
+    A running `workers` pool is used and left running (pnp watch, `--lang all`); else one is
+    started and stopped.
     """
     started = time.perf_counter()
     check_root(out_root, (SETS, name), (CACHE,))
     digest = input_digest(cards_dir / name, options)
+    label = name if options.language is None else f"{name} [{options.language}]"
     with nullcontext(workers) if workers else Workers().start() as pool:
         checked = check(name, cards_dir, options)
         warnings = [f for f in checked.findings if f.level == "warning"]
@@ -238,33 +243,37 @@ def build_game(
             raise PackError(checked.findings if options.strict else
                             errors_only(checked.findings))
         game = checked.game
+        language = translation(game)
         cards = counted(sum(deck.copies for deck in game.decks), "card")
-        progress(f"{name}: loaded and validated {cards} in {counted(len(game.decks), 'deck')} "
+        progress(f"{label}: loaded and validated {cards} in {counted(len(game.decks), 'deck')} "
                  f"({counted(tally(warnings)[1], 'warning')})")
         cache = PartCache(out_root, parts_place(name), game.root,
-                          lambda message: progress(f"{name}: cache: {message}"))
+                          lambda message: progress(f"{label}: cache: {message}"))
         executor = Executor(game.root, checked.job.fonts, cache, pool,
                             keep_workers=workers is not None,
                             max_bytes=game.spec.limits.file_bytes)
-        results = run(plan(checked, executor), executor, progress, name)
-    found = reported(game, executor.findings(sites(game)))
+        results = run(plan(checked, executor), executor, progress, label, language)
+    found = localized(game, reported(game, executor.findings(sites(game))))
     if errors_only(found) or (options.strict and found):
         raise PackError(found if options.strict else errors_only(found))
     for finding in told(found):
         progress(str(finding))
-    files = [Output(file.name, file.data, kind.name, file.entry)
-             for kind, file in finished(results)]
+    files = [Output(named.name, named.data, kind.name, named.entry)
+             for kind, file in finished(results) for named in [file.in_language(language)]]
     for file in files:
         problem = unsound(file.data) if file.name.endswith(".pdf") else None
         if problem:
             raise RenderError(f"{name}: {file.name} was made unsound ({problem}); a bug in pnp")
     out_dir = out_root / name
     manifest = write_set(out_root, Written(name, game.spec.version, options.paper, digest, files,
-                                           frozenset(kind.name for kind in checked.kinds)),
-                         lambda message: progress(f"{name}: {message}"))
+                                           frozenset(kind.name for kind in checked.kinds),
+                                           language),
+                         lambda message: progress(f"{label}: {message}"))
+    # what each file is made of, by its name: every language's last build keeps its parts
+    cache.used = {language_name(file, language): keys for file, keys in cache.used.items()}
     cache.keep_only()
     written = sum(file.entry is not None for file in files)
-    progress(f"{name}: wrote {counted(written, 'PDF')} to {out_dir} in "
+    progress(f"{label}: wrote {counted(written, 'PDF')} to {out_dir} in "
              f"{time.perf_counter() - started:.1f} s ({counted(cache.hits, 'part')} from the "
              f"cache, {cache.misses} laid out)")
     return BuildResult(manifest, [result for _, _, result in results], found, cache.hits,

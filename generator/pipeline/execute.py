@@ -22,7 +22,7 @@ from ..pack.schema import DEFAULT_LIMITS
 from ..pdf.assemble import MM, FaceSource, Recodings, join, unsound
 from ..plan.faces import face_anchor
 from ..plan.geometry import MIN_DPI
-from ..plan.parts import Found, LaidOut, Part, part_key
+from ..plan.parts import Found, LaidOut, Part, html_title, part_key
 from ..text.fonts import FontRegistry, face_key
 from .cache import PartCache
 
@@ -163,10 +163,11 @@ class Executor:
         laid = [self.done[part.key] for part in document.parts]
         overlay = self.done[document.overlay.key] if document.overlay else None
         shown = self._shown(document, laid)
+        title = html_title(document.parts[0].html)
         # keyed by the parts' bytes: a part laid out again for a changed image keeps its key
         pieces = [self.done[part.key].pdf for part in document.every_part()] + [json.dumps(
             [(key, face.page, (face.width, face.height)) for key, face in sorted(shown.items())]
-        ).encode(), str(document.duplex).encode()]
+        ).encode(), str(document.duplex).encode(), str(title).encode()]
         key = part_key("\n".join(hashlib.sha256(piece).hexdigest() for piece in pieces))
 
         kept = hashlib.sha256(f"recoded drawings of {document.file}".encode()).hexdigest()
@@ -174,7 +175,7 @@ class Executor:
         def joined() -> bytes:  # checked before it is kept, so a bad join is never taken again
             recodings = Recodings(self.cache.kept(kept, "kept recoding") or b"")
             pdf = join(laid, shown, overlay, document.duplex,
-                       {face_key(path): path for path in self.fonts.files()}, recodings)
+                       {face_key(path): path for path in self.fonts.files()}, recodings, title)
             problem = unsound(pdf)
             if problem:
                 raise RenderError(f"{document.file} was joined unsound ({problem}); a bug in pnp")

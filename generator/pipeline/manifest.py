@@ -3,12 +3,12 @@ put in place together, or not at all.
 
 `build/<game>` is a symbolic link to the game's current *set*, `build/.sets/<game>/<n>/`. A
 build writes a new set beside it: the files it made, the files of the current set it does
-not make again (another paper's PDFs, an output kind it was not asked for) as hard links, the
-manifest, and `.state.json` (each file's hash, and what each paper's last build read); then it
-replaces the link in one rename. A build that fails or is killed before that leaves the
-current set as it was, and what it left behind is deleted by the next build. Every folder
-and file goes through owned.py: a folder, file or link at `build/<game>` that pnp did not
-make is refused, never replaced.
+not make again (another paper's or language's PDFs, an output kind it was not asked for) as
+hard links, the manifest, and `.state.json` (each file's hash, and what the last build of
+each paper and language read); then it replaces the link in one rename. A build that fails
+or is killed before that leaves the current set as it was, and what it left behind is
+deleted by the next build. Every folder and file goes through owned.py: a folder, file or
+link at `build/<game>` that pnp did not make is refused, never replaced.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .owned import MARK, Folder, Refused, open_path, open_root
 
 SETS = ".sets"  # under the output folder: every game's sets
 MANIFEST = "manifest.json"
-STATE = ".state.json"  # in each set: what each file holds and what each paper read
+STATE = ".state.json"  # in each set: what each file holds and what each paper and language read
 LOCK = ".lock"
 MAX_RECORD = 64 << 20  # bytes: a set's manifest or record larger than this is damaged
 MAX_KEPT = 1 << 34  # bytes: a file of a set copied where hard links cannot be made
@@ -37,11 +37,12 @@ MAX_KEPT = 1 << 34  # bytes: a file of a set copied where hard links cannot be m
 
 @dataclass
 class Entry:
-    """One written file: its kind, paper, page count and the decks it prints."""
+    """One written file: its kind, paper, language, page count and the decks it prints."""
 
     file: str
     kind: str
     paper: str
+    language: str
     pages: int
     decks: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -59,7 +60,8 @@ class Output:
 
 @dataclass(frozen=True)
 class Written:
-    """What a build asks to be written for one game on one paper, and what it read."""
+    """What a build asks to be written for one game on one paper in one language, and what it
+    read."""
 
     game: str
     version: str
@@ -67,6 +69,13 @@ class Written:
     inputs: str  # the hash of everything the build read
     outputs: list[Output]
     kinds: frozenset[str]  # the output kinds it made: their old files on this paper go
+    language: str | None = None  # None: the game's source language
+
+
+def set_key(paper: str, language: str | None) -> str:
+    """What `.state.json` records a paper and language's last build under: the paper alone
+    for the source language (None), as records before languages did."""
+    return paper if language is None else f"{paper}/{language}"
 
 
 def write_set(out_root: Path, written: Written,
@@ -107,7 +116,7 @@ def _fill(new: Folder, sets: Folder, current: str | None, written: Written,
     for output in written.outputs:
         _put(new, output.name, output.data, shown)
         files[output.name] = {"sha256": sha256(output.data), "kind": output.kind,
-                              "paper": written.paper}
+                              "paper": written.paper, "language": written.language}
     old_manifest: dict[str, Any] = {}
     old: dict[str, Any] = {"files": {}, "papers": {}}
     kept: dict[str, dict[str, Any]] = {}
@@ -116,10 +125,11 @@ def _fill(new: Folder, sets: Folder, current: str | None, written: Written,
             old_manifest, old = _manifest(before), read_state(before)
             kept = _keep(new, before, old_manifest, old, written, notice)
     files.update(kept)
-    papers = {paper: record for paper, record in old["papers"].items()
-              if paper != written.paper and all(name in kept for name in record["files"])}
-    papers[written.paper] = {"inputs": written.inputs,
-                             "files": sorted(output.name for output in written.outputs)}
+    key = set_key(written.paper, written.language)
+    papers = {other: record for other, record in old["papers"].items()
+              if other != key and all(name in kept for name in record["files"])}
+    papers[key] = {"inputs": written.inputs,
+                   "files": sorted(output.name for output in written.outputs)}
     entries = [asdict(output.entry) for output in written.outputs if output.entry is not None]
     entries += [entry for entry in old_manifest.get("outputs", []) if entry["file"] in kept]
     manifest = {"game": written.game, "version": written.version,
@@ -139,10 +149,10 @@ def _keep(new: Folder, current: Folder, manifest: dict[str, Any], state: dict[st
     if (manifest.get("game"), manifest.get("version")) != (written.game, written.version):
         return {}  # another edition: its other papers' files are out of date
     made = {output.name for output in written.outputs}
-    remade = {(written.paper, kind) for kind in written.kinds}
+    remade = {(written.paper, written.language, kind) for kind in written.kinds}
     wanted = {name: info for name, info in state["files"].items()
               if name != MANIFEST and name not in made
-              and (info.get("paper"), info.get("kind")) not in remade}
+              and (info.get("paper"), info.get("language"), info.get("kind")) not in remade}
     kept = {}
     for name, info in sorted(wanted.items()):
         if not _plain(name) or current.kind(name) != "file":
@@ -230,14 +240,16 @@ def _next(sets: Folder) -> int:
 
 
 def read_state(folder: Folder) -> dict[str, Any]:
-    """An output set's record, `{"files": {name: {"sha256", "kind", "paper"}}, "papers":
-    {paper: {"inputs", "files"}}}`, or an empty one when it is missing or damaged."""
+    """An output set's record, `{"files": {name: {"sha256", "kind", "paper", "language"}},
+    "papers": {set_key: {"inputs", "files"}}}`, or an empty one when it is missing or damaged
+    (a record older than languages has no "language": its files are the source's)."""
     try:
         state = json.loads(folder.read(STATE, MAX_RECORD))
         files, papers = state["files"], state["papers"]
         if not (isinstance(files, dict) and isinstance(papers, dict)
                 and all(isinstance(info, dict) and isinstance(info.get("sha256"), str)
-                        and all(isinstance(info.get(key), str | None) for key in ("kind", "paper"))
+                        and all(isinstance(info.get(key), str | None)
+                                for key in ("kind", "paper", "language"))
                         for info in files.values())
                 and all(isinstance(record, dict) and isinstance(record.get("files"), list)
                         and all(isinstance(name, str) for name in record["files"])
@@ -248,10 +260,10 @@ def read_state(folder: Folder) -> dict[str, Any]:
     return {"files": files, "papers": papers}
 
 
-def is_fresh(out_dir: Path, paper: str, digest: str) -> bool:
-    """Whether the last build into out_dir (`<out>/<game>`) on this paper had these inputs,
-    and every file it wrote (the manifest included) still has the content it was written
-    with; read through pnp's own link only."""
+def is_fresh(out_dir: Path, paper: str, digest: str, language: str | None = None) -> bool:
+    """Whether the last build into out_dir (`<out>/<game>`) on this paper in this language
+    (None: the source) had these inputs, and every file it wrote (the manifest included)
+    still has the content it was written with; read through pnp's own link only."""
     try:
         with open_root(out_dir.parent, make=False) as root, \
                 open_path(root, (SETS, out_dir.name), make=False) as sets:
@@ -260,7 +272,7 @@ def is_fresh(out_dir: Path, paper: str, digest: str) -> bool:
                 return False
             with sets.sub(current, make=False) as folder:
                 state = read_state(folder)
-                record = state["papers"].get(paper)
+                record = state["papers"].get(set_key(paper, language))
                 if not record or record.get("inputs") != digest or not record["files"]:
                     return False
                 return all(folder.digest(name) == state["files"][name]["sha256"]

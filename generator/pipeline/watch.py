@@ -88,11 +88,12 @@ class Files:
         return changed
 
 
-def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
+def watch(name: str, options: BuildOptions | list[BuildOptions], out_root: Path = BUILD_DIR,
           cards_dir: Path = CARDS_DIR, progress: Progress = lambda message: None,
           stop: Callable[[], bool] = lambda: False) -> None:
     """Build now, then again whenever a file of the pack, a template or a font changes,
-    until `stop` says so."""
+    until `stop` says so; given several options (one a language), a build of each."""
+    every = options if isinstance(options, list) else [options]
     pause, changed, warmed = POLL, True, False
     with Workers().start() as workers:
         files = Files([cards_dir / name, TEMPLATES_DIR, FONTS_DIR], out_root)
@@ -103,20 +104,28 @@ def watch(name: str, options: BuildOptions, out_root: Path = BUILD_DIR,
                 changed = files.changed()
                 continue
             pause, changed = POLL, False
-            began = time.perf_counter()
-            try:
-                build_game(name, options, out_root, cards_dir, progress, workers)
-            except PackError as exc:
-                lines = told(exc.findings)
-                for finding in lines:
-                    progress(str(finding))
-                progress(f"{name}: {counted(len(lines), 'finding')}; nothing was "
-                         "written, the last PDFs stand")
-            except (PnpError, OSError) as exc:
-                progress(f"{name}: error: {exc}; nothing was written, the last PDFs stand")
-            else:
-                progress(f"{name}: rebuilt in {time.perf_counter() - began:.2f} s")
+            for chosen in every:
+                _rebuild(name, chosen, out_root, cards_dir, progress, workers)
             if not warmed:
                 workers.warm(load_fonts().files())  # while the designer reads the PDFs
                 warmed = True
             progress(f"{name}: watching {cards_dir / name} for changes (Ctrl-C stops)")
+
+
+def _rebuild(name: str, options: BuildOptions, out_root: Path, cards_dir: Path,
+             progress: Progress, workers: Workers) -> None:
+    """One build of a watch; a mistake is told, and leaves that language's last PDFs alone."""
+    label = name if options.language is None else f"{name} [{options.language}]"
+    began = time.perf_counter()
+    try:
+        build_game(name, options, out_root, cards_dir, progress, workers)
+    except PackError as exc:
+        lines = told(exc.findings)
+        for finding in lines:
+            progress(str(finding))
+        progress(f"{label}: {counted(len(lines), 'finding')}; nothing was written, the last "
+                 "PDFs stand")
+    except (PnpError, OSError) as exc:
+        progress(f"{label}: error: {exc}; nothing was written, the last PDFs stand")
+    else:
+        progress(f"{label}: rebuilt in {time.perf_counter() - began:.2f} s")

@@ -53,21 +53,24 @@ def face_anchor(key: str) -> str:
 
 
 def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
-    """Each deck's distinct faces and backs, in order, a few to a part."""
+    """Each deck's distinct faces, in order, a few to a part, then its distinct backs in parts
+    of their own (a back that prints no text is then laid out once for every language)."""
     parts: dict[str, list[Part]] = {}
     keys: dict[Face, str] = {}
     pages: dict[str, FacePage] = {}
     for deck in decks:
-        distinct: list[Face] = []
+        fronts: list[Face] = []
+        backs: list[Face] = []
         for card, line in deck.located():
             face = renderer.face(deck, card, line)
-            for shown in (face, renderer.back(deck, card, face)):
+            for shown, distinct in ((face, fronts), (renderer.back(deck, card, face), backs)):
                 if shown is not None and shown not in keys:
-                    keys[shown] = f"{deck.spec.id}.{len(distinct)}"
+                    keys[shown] = f"{deck.spec.id}.{len(fronts) + len(backs)}"
                     distinct.append(shown)
-        parts.setdefault(deck.spec.id, []).extend(faces_parts(
-            renderer, distinct, keys, renderer.shape(deck),
-            f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages))
+        for distinct in (fronts, backs):
+            parts.setdefault(deck.spec.id, []).extend(faces_parts(
+                renderer, distinct, keys, renderer.shape(deck),
+                f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages))
     return Faces(parts, keys, pages)
 
 

@@ -10,6 +10,7 @@ here, so a build with nothing to do never loads WeasyPrint.
 from __future__ import annotations
 
 import hashlib
+import html as markup
 import os
 import re
 import sys
@@ -140,9 +141,43 @@ def layout_digest() -> str:
 
 
 def part_key(html: str) -> str:
-    """The cache key of HTML to lay out: the HTML and the code that lays it out. The files it
-    reads, fonts and images, are checked apart."""
-    return hashlib.sha256(f"{layout_digest()}\n{html}".encode()).hexdigest()
+    """The cache key of HTML to lay out: the HTML and the code that lays it out (HTML that
+    prints no text keyed without its language, `language_free`). The files it reads, fonts
+    and images, are checked apart."""
+    return hashlib.sha256(f"{layout_digest()}\n{language_free(html)}".encode()).hexdigest()
+
+
+_BODY = re.compile(r"<body\b", re.IGNORECASE)
+_UNPRINTED = re.compile(r"<(style|script)\b.*?</\1\s*>|<!--.*?-->", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+_LANG = re.compile(r"(<html\b[^>]*?)\s+lang=\"[^\"]*\"", re.IGNORECASE)
+_TITLE = re.compile(r"<title>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_BY_LANGUAGE = re.compile(r":lang\(|\[lang\b", re.IGNORECASE)
+
+
+def html_title(html: str) -> str | None:
+    """The text of a document's `<title>`, None when it has none."""
+    found = _TITLE.search(html)
+    return markup.unescape(found.group(1)) if found else None
+
+
+def prints_text(html: str) -> bool:
+    """Whether a document prints text: anything but markup and blanks in its body (styles and
+    scripts left out). HTML it cannot tell about (no body) is taken to."""
+    body = _BODY.search(html)
+    if body is None:
+        return True
+    return bool(_TAG.sub("", _UNPRINTED.sub("", html[body.start():])).strip())
+
+
+def language_free(html: str) -> str:
+    """HTML as the cache knows it: one that prints no text (a back with no motto, art alone,
+    a sheet of empty card boxes) and styles nothing by language has its `lang` and its
+    `<title>` (which no page prints) left out, so every language of the game shares its
+    laid-out pages; any other HTML as it is."""
+    if prints_text(html) or _BY_LANGUAGE.search(html):
+        return html
+    return _TITLE.sub("<title></title>", _LANG.sub(r"\1", html, count=1), count=1)
 
 
 @dataclass(frozen=True, eq=False)
