@@ -132,7 +132,7 @@ def test_gettext_compiles_the_export(cards: Path, capsys: pytest.CaptureFixture[
 def test_export_then_import_leaves_the_translations_file_byte_for_byte(
         cards: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert pnp(cards, capsys, "--lang", "es", "--mark-current") == (
-        0, f"es: recorded the current source of 120 translated texts (0 were stale) and of the "
+        0, f"es: recorded the current source of 120 translated texts (0 stale before) and of the "
         f"rulebook in {yaml_file(cards)}\n", "")
     canonical = yaml_file(cards).read_bytes()
     assert canonical.startswith(b"# Harbour Lights in es: its texts translated. pnp writes")
@@ -188,7 +188,7 @@ def test_a_changed_source_is_fuzzy_stale_and_accepted_by_mark_current(
         "es: imported 93 translations (1 stale: validate says which),")  # fuzzy: kept stale
     assert len(stale(cards, "es")) == 1
     assert pnp(cards, capsys, "--lang", "es", "--mark-current")[1] == (
-        "es: recorded the current source of 120 translated texts (1 were stale) and of the "
+        "es: recorded the current source of 120 translated texts (1 stale before) and of the "
         f"rulebook in {yaml_file(cards)}\n")
     assert stale(cards, "es") == []
     assert len(stale(cards, "zh-CN")) == 1 and yaml_file(cards, "zh-CN").read_bytes() == before

@@ -85,7 +85,7 @@ def _export(game: Game, lang: str, target: str) -> None:
     with open_named(path.parent, make=False) as folder:
         folder.write(path.name, data)
     progress(f"{lang}: wrote {path}, {_counted_messages(data)}: hand it to the translator, "
-             f"then `pnp translations GAME --lang {lang} --import {path.name}`")
+             f"then `pnp translations {game.name} --lang {lang} --import {path.name}`")
 
 
 def _counted_messages(data: bytes) -> str:
@@ -129,7 +129,7 @@ def _mark_current(game: Game, lang: str) -> None:
     translated = sum(entry.text is not None for entry in entries.values())
     also = " and of the rulebook" if rulebook else ""
     print(f"{lang}: recorded the current source of {translated} translated texts ({changed} "
-          f"were stale){also} in {display_path(path)}")
+          f"stale before){also} in {display_path(path)}")
 
 
 def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.ArgumentParser,
