@@ -90,11 +90,13 @@ def _importers(wanted: Callable[[str], str | None]) -> dict[str, set[str]]:
 def test_each_heavy_library_is_imported_by_one_module() -> None:
     """WeasyPrint only where parts are laid out, pikepdf only where PDFs are joined, PDFium
     only where pages are drawn as pixels, openpyxl only where workbooks are read, tinycss2
-    and cssselect2 only where a face's stylesheet rules are found."""
+    and cssselect2 only where a face's stylesheet rules are found, Babel only where PO files
+    are written and read."""
     owners = {"weasyprint": "layout/engine.py", "pikepdf": "pdf/assemble.py",
               "pypdfium2": "pdf/raster.py", "openpyxl": "pack/spreadsheet.py",
               "uharfbuzz": "text/fonts.py", "fontTools": "text/fonts.py",
-              "tinycss2": "plan/style.py", "cssselect2": "plan/style.py"}
+              "tinycss2": "plan/style.py", "cssselect2": "plan/style.py",
+              "babel": "pack/po.py"}
     importing = _importers(lambda name: name.split(".")[0] if name.split(".")[0] in owners
                            else None)
     assert importing == {library: {owner} for library, owner in owners.items()}

@@ -335,3 +335,20 @@ def test_a_build_of_a_pack_with_sources_opens_no_connection(
     fronts = page_texts(tmp_path / "out" / "mini" / "cards-a4.pdf")[0]
     assert all(name in fronts for name in ("火球术", "治疗术", "冰冻术", "雷击术"))
 
+
+
+def test_a_sheet_with_columns_of_the_games_languages_is_pulled(
+        packs: Path, served: Served, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(packs / "mini" / "game.yaml", "language: zh-CN", "languages: [zh-CN, es]")
+    old = ("id,name,cost,back,qty,name@es\nS1,火球术,3,red,,Bola de fuego\nS2,治疗术,2,green,,"
+           "Curar\nS3,冰冻术,1,blue,2,Congelar\n")
+    spells = _sourced(packs, served.give("/spells.csv", old.replace("Bola", "Gran bola")), old)
+    assert _pull(packs, capsys) == (0, "deck 'spells': spells.csv pulled: 1 changed\n"
+                                    "  changed: S1\n", "")
+    assert load_game("mini", packs, "es").decks[0].cards[0].name == "Gran bola de fuego"
+    served.give("/spells.csv", old.replace("name@es", "name@fr"))
+    assert _pull(packs, capsys) == (1, "", _refused(
+        packs, f"{served.url('/spells.csv')}: does not read as the deck's .csv file, line 1: "
+        "unknown column 'name@fr': the game is not in 'fr' (its other languages: es): fix "
+        "the sheet (or the deck's `fields` in game.yaml) and pull again"))
+    assert spells.read_text(encoding="utf-8") == old.replace("Bola", "Gran bola")

@@ -164,6 +164,8 @@ CODES: dict[str, Code] = {
     "E135": Code("error", "a language of the pack (game.yaml `language` or `languages`) needs "
                  "fonts from an optional extra that is not installed (Japanese, Korean, "
                  "Traditional Chinese): the message names the `pip install` to run"),
+    "E137": Code("error", "a PO file given to `pnp translations --import` cannot be read: not "
+                 "UTF-8, a line that is no part of a message, or a file of another language"),
     "W131": Code("warning", "a text of the pack has no translation in one of its languages "
                  "(a card's fields, a game.yaml or rules text, the rulebook): the source text "
                  "prints"),

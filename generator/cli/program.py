@@ -13,10 +13,11 @@ from typing import Any
 
 from .. import DEFAULT_GAME
 from ..check.findings import PackError, PnpError, counted, tally
-from . import build, calibrate, editions, export, pack
+from . import build, calibrate, editions, export, pack, translations
 from .common import EXIT_BUG, EXIT_CODES, EXIT_ERRORS, base_options, common_options
 
-GROUPS = (build, calibrate, pack, export, editions)  # each adds its commands, in this order
+GROUPS = (build, calibrate, pack, export, editions, translations)  # each adds its commands,
+# in this order
 
 
 def parser() -> argparse.ArgumentParser:

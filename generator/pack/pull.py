@@ -18,6 +18,7 @@ import stat
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -30,6 +31,7 @@ from .load import read_spec
 from .rules import plain
 from .schema import LOCAL_HOSTS, DeckSpec, Limits, card_model, source_problem
 from .spreadsheet import cards_from, deck_table, source_misplaced
+from .translate import languages
 from .yamlfile import line_of
 
 TIMEOUT = 30.0  # seconds a download may take, from asking to its last byte
@@ -152,17 +154,21 @@ def is_page(data: bytes, content_type: str) -> bool:
 
 
 def deck_cards(data: bytes, path: Path, spec: DeckSpec, limits: Limits,
-               findings: list[Finding]) -> dict[str, Any]:
+               findings: list[Finding], others: Sequence[str] = ()) -> dict[str, Any]:
     """A spreadsheet deck's cards by id, as plain mappings of their cells, read as the deck's
-    file (`path`, by its suffix); what does not read goes to findings."""
+    file (`path`, by its suffix), with the cells of its `<field>@<language>` columns for the
+    game's `others` languages; what does not read goes to findings."""
     try:
         table = deck_table(data, path, spec, limits, path.name)
     except FileRefused as exc:
         findings.append(Finding(display_path(path), exc.line, exc.message, "E107"))
         return {}
-    sheet = cards_from(table, card_model(spec), path, limits, findings)
-    return {card["id"]: plain(card) for card in sheet.cards
-            if isinstance(card, dict) and isinstance(card.get("id"), str)}
+    sheet = cards_from(table, card_model(spec), path, limits, findings, spec, others)
+    return {card["id"]: {**plain(card), **{
+        f"{key}@{lang}": cell.text for lang, cells in sheet.translations.get(index, {}).items()
+        for key, cell in cells.items()}}
+        for index, card in enumerate(sheet.cards)
+        if isinstance(card, dict) and isinstance(card.get("id"), str)}
 
 
 @dataclass
@@ -238,10 +244,12 @@ def pull_game(root: Path, deck_id: str | None = None) -> list[Pulled]:
                 continue
             stack.callback(deck.folder.close)
             decks.append(deck)
-        fetched = [(deck, _fetched(root, deck, spec.limits, findings, where)) for deck in decks]
+        others = languages(spec)[1:]
+        fetched = [(deck, _fetched(root, deck, spec.limits, findings, where, others))
+                   for deck in decks]
         if findings:
             raise PackError(findings)
-        return [_written(root, deck, new, spec.limits) for deck, new in fetched]
+        return [_written(root, deck, new, spec.limits, others) for deck, new in fetched]
 
 
 def _open_deck(pack: Folder, spec: DeckSpec, line: int, limits: Limits) -> _Deck:
@@ -280,7 +288,7 @@ def _open_deck(pack: Folder, spec: DeckSpec, line: int, limits: Limits) -> _Deck
 
 
 def _fetched(root: Path, deck: _Deck, limits: Limits, findings: list[Finding],
-             where: str) -> bytes:
+             where: str, others: Sequence[str]) -> bytes:
     """A deck's source downloaded and checked to read as the deck; each problem a finding
     at its source's line naming the deck, the address and what to do."""
     told = f"deck '{deck.spec.id}': {deck.url}"
@@ -294,7 +302,7 @@ def _fetched(root: Path, deck: _Deck, limits: Limits, findings: list[Finding],
         findings.append(Finding(where, deck.line, f"{told}: {exc}", "E107"))
         return b""
     problems: list[Finding] = []
-    deck_cards(data, root / deck.spec.file, deck.spec, limits, problems)
+    deck_cards(data, root / deck.spec.file, deck.spec, limits, problems, others)
     findings += [Finding(where, deck.line, f"{told}: does not read as the deck's "
                          f"{Path(deck.name).suffix.lower()} file, "
                          f"{_place(problem.line)}{problem.message}: fix the sheet (or the "
@@ -310,14 +318,17 @@ def _place(line: int) -> str:
     return f"line {line}: " if type(line) is int else f"{line}: "
 
 
-def _written(root: Path, deck: _Deck, new: bytes, limits: Limits) -> Pulled:
+def _written(root: Path, deck: _Deck, new: bytes, limits: Limits,
+             others: Sequence[str]) -> Pulled:
     """Put a pulled file in place (unless it holds these bytes already) and tell which cards
-    were added, removed and changed."""
+    were added, removed and changed (their translations in `others` languages' columns
+    too)."""
     path = root / deck.spec.file
     if new == deck.old:
         return Pulled(deck.spec.id, deck.spec.file, False, [], [], [])
-    before = deck_cards(deck.old, path, deck.spec, limits, []) if deck.old is not None else {}
-    after = deck_cards(new, path, deck.spec, limits, [])
+    before = deck_cards(deck.old, path, deck.spec, limits, [], others) \
+        if deck.old is not None else {}
+    after = deck_cards(new, path, deck.spec, limits, [], others)
     deck.folder.write(deck.name, new, mode=deck.mode)
     return Pulled(deck.spec.id, deck.spec.file, True,
                   added=[card for card in after if card not in before],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterator
@@ -14,7 +15,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 from ..check.findings import Finding, display_path
+from ..pipeline.owned import Refused, open_named
 from ..text import icons
 from ..text.icons import NAME as ICON_NAME
 from .files import FileRefused, pack_bytes
@@ -426,6 +430,185 @@ def file_hash(data: bytes) -> str:
     return _digest(data)
 
 
+# --- writing a language's translations -----------------------------------------------------
+
+_WIDE = float("inf")  # YAML lines are never folded: one entry, one line
+_BREAKS = "\n\r\x85\u2028\u2029"  # what YAML reads as a line break
+
+
+def column_contexts(game: Game, lang: str) -> set[str]:
+    """The units of spreadsheet decks whose `<field>@<lang>` column gives the text."""
+    return {f"cards:{deck.spec.id}/{deck.raw[index].get('id')}/{key}"
+            for deck in game.decks for index, columns in deck.columns.items()
+            for key in columns.get(lang, {})}
+
+
+def yaml_scalar(text: str) -> str:
+    """A text as one line of YAML, plain where that reads back the same, quoted otherwise,
+    that stands as a key or a value in a flow mapping."""
+    style = '"' if any(char in _BREAKS for char in text) else None  # escaped, on one line
+    dumped = yaml.safe_dump([text], default_flow_style=True, allow_unicode=True, width=_WIDE,
+                            default_style=style)
+    return dumped.rstrip("\n")[1:-1]
+
+
+def _written_entry(entry: Entry, column: bool) -> str | None:
+    """An entry as translations/<lang>.yaml holds it: `{text: …, source: "…"}` (a source
+    quoted, as a hash of digits alone reads as a number), only the source for a column's
+    text; None when nothing is left to write."""
+    parts = [] if column or entry.text is None else [f"text: {yaml_scalar(entry.text)}"]
+    if entry.source is not None:
+        parts.append(f'source: "{entry.source}"')
+    return "{" + ", ".join(parts) + "}" if parts else None
+
+
+def translations_text(game: Game, lang: str, entries: dict[str, Entry], words: dict[str, str],
+                      rulebook: str | None) -> str:
+    """translations/<lang>.yaml as pnp writes it: a header, then `words`, `game`, `rules`,
+    `cards` (deck, card, field) and `rulebook`, each in the order of the pack's texts."""
+    title = " ".join(game.spec.title.split())
+    lines = [f"# {title} in {lang}: its texts translated. pnp writes this file whole (comments "
+             "go) when it",
+             f"# imports a PO file or marks the translations current: pnp translations GAME "
+             f"--lang {lang}",
+             f"# --import {lang}.po | --mark-current. Edit a text here, or in a PO file "
+             f"(--export {lang}.po).",
+             "# `source` is the hash of the source text a translation was made from (W132 when "
+             "it changed)."]
+    if words:
+        lines.append("words:")
+        lines += [f"  {yaml_scalar(key)}: {yaml_scalar(value)}" for key, value in words.items()]
+    order = {unit.context: index for index, unit in enumerate(source_units(game))}
+    columns = column_contexts(game, lang)
+    written = [(context, text) for context, entry in sorted(
+        entries.items(), key=lambda item: order.get(item[0], len(order)))
+        if (text := _written_entry(entry, context in columns)) is not None]
+    for section in ("game", "rules"):
+        chosen = [(context.split(":", 1)[1], text) for context, text in written
+                  if context.split(":", 1)[0] == section]
+        if chosen:
+            lines.append(f"{section}:")
+            lines += [f"  {yaml_scalar(key)}: {text}" for key, text in chosen]
+    cards: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for context, text in written:
+        section, key = context.split(":", 1)
+        if section == "cards":
+            deck, rest = key.split("/", 1)
+            card, name = rest.rsplit("/", 1)
+            cards.setdefault(deck, {}).setdefault(card, []).append((name, text))
+    if cards:
+        lines.append("cards:")
+    for deck, by_card in cards.items():
+        lines.append(f"  {yaml_scalar(deck)}:")
+        for card, fields in by_card.items():
+            lines.append(f"    {yaml_scalar(card)}:")
+            lines += [f"      {yaml_scalar(name)}: {text}" for name, text in fields]
+    if rulebook is not None:
+        lines.append(f'rulebook: {{source: "{rulebook}"}}')
+    return "\n".join(lines) + "\n"
+
+
+def write_translations(game: Game, lang: str, entries: dict[str, Entry],
+                       rulebook: str | None = None) -> Path:
+    """Write translations/<lang>.yaml whole (`translations_text`), keeping the file's
+    `words:` and, unless `rulebook` gives another, its rulebook record; the file is put in
+    place as `pnp pull` puts a deck: only a regular file in a folder inside the pack, never
+    through a symbolic link, a temporary neighbour renamed over it. Refused (E105) else."""
+    path = translations_path(game.root, lang)
+    read = read_file(game.root, game.limits, lang, [])
+    if rulebook is None and read.rulebook is not None:
+        rulebook = read.rulebook.source
+    data = translations_text(game, lang, entries, read.words, rulebook).encode("utf-8")
+    with open_named(game.root, make=False) as pack:
+        if pack.kind(TRANSLATIONS) not in (None, "folder"):
+            raise Refused(f"{display_path(path.parent)} is {_kind(pack.kind(TRANSLATIONS))}, "
+                          "not a folder: pnp writes translations only into a folder inside the "
+                          "pack, never through a link (put the folder itself there)")
+        with pack.sub(TRANSLATIONS, mark=False) as folder:
+            kind = folder.kind(path.name)
+            if kind not in (None, "file"):
+                raise Refused(f"{display_path(path)} is {_kind(kind)}: pnp replaces only a "
+                              "regular file, never through a link (put the file itself there)")
+            mode = stat.S_IMODE(os.stat(path.name, dir_fd=folder.fd,
+                                        follow_symlinks=False).st_mode) if kind else 0o644
+            folder.write(path.name, data, mode=mode)
+    return path
+
+
+def _kind(kind: str | None) -> str:
+    """How a message calls what stands in a place."""
+    return {"link": "a symbolic link", "file": "a file"}.get(kind or "", "a special file")
+
+
+# --- how far a language is -----------------------------------------------------------------
+
+
+def rulebook_file(spec: GameSpec, lang: str) -> str | None:
+    """The rulebook of a language, beside the source's (`rulebook.md` → `rulebook.es.md`);
+    None when the source's is no Markdown file."""
+    stem, dot, suffix = spec.rulebook.file.rpartition(".")
+    return f"{stem}.{lang}.{suffix}" if dot and suffix.lower() == "md" else None
+
+
+def has_rulebook(game: Game, lang: str) -> bool:
+    """Whether the pack holds the language's rulebook."""
+    own = rulebook_file(game.spec, lang)
+    return own is not None and os.path.lexists(game.root / own)
+
+
+def rulebook_source(game: Game) -> str | None:
+    """The hash a rulebook's translation records of the source rulebook now; None when the
+    pack has none, or it cannot be read (its problem is told where it is read)."""
+    name = game.spec.rulebook.file
+    if not os.path.lexists(game.root / name):
+        return None
+    try:
+        return file_hash(pack_bytes(game.root, name, game.limits.file_bytes))
+    except FileRefused:
+        return None
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How far a language is: its texts translated from the source as it is now (`done`),
+    untranslated and stale; and its rulebook (`translated`, `missing`, `stale`; None when
+    the pack has none)."""
+
+    done: int
+    missing: int
+    stale: int
+    rulebook: str | None
+
+    def __str__(self) -> str:
+        told = f"{self.done} done, {self.missing} missing, {self.stale} stale"
+        return told + (f"; rulebook: {self.rulebook}" if self.rulebook else "")
+
+
+def coverage(game: Game, lang: str, entries: dict[str, Entry]) -> Coverage:
+    """How far the language's translations (`entries`, by context) are."""
+    counts = Counter("missing" if entry is None or entry.text is None else
+                     "done" if entry.source == unit.source else "stale"
+                     for unit in source_units(game)
+                     for entry in [entries.get(unit.context)])
+    current = rulebook_source(game)
+    record = read_file(game.root, game.limits, lang, []).rulebook
+    rulebook = None if current is None else "missing" if not has_rulebook(game, lang) else \
+        "translated" if record and record.source == current else "stale"
+    return Coverage(counts["done"], counts["missing"], counts["stale"], rulebook)
+
+
+def marked_current(game: Game, entries: dict[str, Entry]) -> tuple[dict[str, Entry], int]:
+    """The entries with the current source hash recorded for every translated text, and
+    how many recorded another (or none) before."""
+    marked, changed = dict(entries), 0
+    for unit in source_units(game):
+        entry = entries.get(unit.context)
+        if entry is not None and entry.text is not None and entry.source != unit.source:
+            marked[unit.context] = replace(entry, source=unit.source)
+            changed += 1
+    return marked, changed
+
+
 # --- a language laid over the pack ---------------------------------------------------------
 
 
@@ -526,8 +709,7 @@ class Localizer:
         """The rulebook file of the language: rulebook.<language>.md beside the source's when
         there is one (stale when made from other source bytes), else the source's."""
         name = spec.rulebook.file
-        stem, dot, suffix = name.rpartition(".")
-        own = f"{stem}.{self.language}.{suffix}" if dot and suffix.lower() == "md" else None
+        own = rulebook_file(spec, self.language)
         if own is None or not os.path.lexists(root / own):
             if os.path.lexists(root / name):
                 findings.append(Finding(display_path(root / name), 0, "the rulebook has no "
