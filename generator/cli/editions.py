@@ -7,7 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, options, places, progress
+from .common import (
+    ALL_LANGUAGES,
+    EXIT_OK,
+    asked_languages,
+    language_option,
+    options,
+    places,
+    progress,
+)
 
 
 def cmd_release(args: argparse.Namespace) -> int:
@@ -33,24 +41,32 @@ def cmd_editions(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    """Print what prints differently since an edition or a git revision, and why."""
-    from ..editions.reprint import changes, report
+    """Print what prints differently since an edition or a git revision, and why, in each
+    language asked for: with `--lang all`, a section (a JSON object) for each."""
+    from ..editions.reprint import changes_in, report
 
+    every = args.lang == ALL_LANGUAGES
     for name, cards, _ in places(args):
-        found, checked = changes(name, args.since, cards)
+        found = changes_in(name, args.since, cards, asked_languages(args, cards / name))
         if args.json:
-            print(json.dumps(found.as_json(), ensure_ascii=False, indent=2))
+            said = {checked.game.language: changes.as_json() for changes, checked in found}
+            print(json.dumps(said if every else said.popitem()[1], ensure_ascii=False,
+                             indent=2))
         else:
-            print(report(found, checked))
+            print("\n".join(f"[{checked.game.language}]\n\n{report(changes, checked)}"
+                            if every else report(changes, checked)
+                            for changes, checked in found))
     return EXIT_OK
 
 
 def cmd_reprint(args: argparse.Namespace) -> int:
-    """Write only the faces that print differently, with CHANGELOG.md."""
+    """Write only the faces that print differently, with CHANGELOG.md, in each language asked
+    for."""
     from ..editions.reprint import reprint
 
     for name, cards, out in places(args):
-        reprint(name, args.since, options(args), cards, out, progress)
+        reprint(name, args.since, options(args), cards, out, progress,
+                asked=asked_languages(args, cards / name))
     return EXIT_OK
 
 
@@ -77,10 +93,15 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
     changing.add_argument("games", **games)
     changing.add_argument("--since", **since)
     changing.add_argument("--json", action="store_true", help="as JSON, for tools")
+    language_option(changing, "compare the faces as they print", "with `all`, a section "
+                    "(in JSON, an object by language) for each")
     changing.set_defaults(func=cmd_changes)
     reprinting = sub.add_parser("reprint", parents=[common], help="write only the faces that "
-                                "print differently (reprint-<paper>.pdf) and CHANGELOG.md into "
+                                "print differently (reprint-<paper>.pdf), their proof "
+                                "(changes-<paper>.pdf) and CHANGELOG.md into "
                                 "<out>/<game>-reprint/")
     reprinting.add_argument("games", **games)
     reprinting.add_argument("--since", **since)
+    language_option(reprinting, "reprint", "another language's files carry it: "
+                    "reprint-<paper>-<LANG>.pdf, changes-<paper>-<LANG>.pdf, CHANGELOG.<LANG>.md")
     reprinting.set_defaults(func=cmd_reprint)

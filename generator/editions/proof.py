@@ -2,8 +2,8 @@
 before and after side by side, the region that changed outlined on both, with why it changed.
 
 The "after" pictures are drawn from the faces as laid out now; the "before" ones were kept in
-the build cache by `pnp release` (`.cache/editions/<game>/<edition>/`), or the proof says they
-were not kept on this machine.
+the build cache by `pnp release` (`.cache/editions/<game>/<edition>/`, each face keyed by its
+language), or the proof says they were not kept on this machine.
 """
 
 from __future__ import annotations
@@ -50,15 +50,22 @@ def kept_store(out_root: Path, game: str, edition: str, pack: Path,
                      read_only, ".png")
 
 
-def keep(store: PartCache, pictures: dict[str, bytes]) -> None:
-    """Keep an edition's pictures by face key."""
+def _key(key: str, language: str | None) -> str:
+    """What a face's picture is kept under: its face key, after its language but the
+    source's (None)."""
+    return key if language is None else f"{language}:{key}"
+
+
+def keep(store: PartCache, pictures: dict[str, bytes], language: str | None = None) -> None:
+    """Keep an edition's pictures of one language (None: the source) by face key."""
     for key, data in sorted(pictures.items()):
-        store.keep(key, data)
+        store.keep(_key(key, language), data)
 
 
-def kept(store: PartCache, keys: list[str]) -> dict[str, bytes]:
-    """The pictures kept of these faces, by face key: those not kept, or damaged, left out."""
-    found = {key: store.kept(key) for key in keys}
+def kept(store: PartCache, keys: list[str], language: str | None = None) -> dict[str, bytes]:
+    """The pictures kept of these faces in a language (None: the source), by face key: those
+    not kept, or damaged, left out."""
+    found = {key: store.kept(_key(key, language)) for key in keys}
     return {key: data for key, data in found.items() if data is not None}
 
 

@@ -4,8 +4,10 @@
 face and back, the fingerprint of how it prints (render.py: its HTML with the rules filled in,
 the stylesheets, the fonts and the files it links to) and the revision tag it prints, the rules
 it reads, its card's data and copies; the rules' values, the game version and the rulebook by
-section. `compare` tells, face by face, what changed since and why: the card's fields, a rule
-it reads, or else its template or style.
+section. A game in many languages records its source language so, and each other language's
+faces, cards, rules and rulebook under `languages` (a record without it, as older ones, lacks
+those languages: each of their faces is new). `compare` tells, face by face, what changed since
+and why: the card's fields, a rule it reads, or else its template or style.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..plan.render import CARDS_READ, Face
 
 FOLDER = "editions"
 FORMAT = 1  # the record's layout
+LANGUAGE_PART = ("game", "rules", "backs", "cards", "faces", "rulebook")  # what a language has
 _NAME = re.compile(r"\w[\w.-]{0,63}")  # an edition's name, matched whole
 MAX_NUMBER = 1_000_000  # editions are numbered from 1; a record numbered past this is left out
 MAX_DEPTH = 256  # a record nests a card's data (YAML: at most 200 deep) in a few levels of its own
@@ -142,20 +145,52 @@ class FaceRecord(BaseModel):
     rules: list[str]
 
 
-class Record(BaseModel):
-    """The shape of an edition's record, checked before it is compared (the pack is untrusted:
-    a record another tool wrote is refused, not half-read)."""
+class LanguageRecord(BaseModel):
+    """What an edition records of a language other than the game's source."""
 
-    format: int
-    edition: str
-    number: int
     game: str
-    version: str
     rules: dict[str, Any]
     backs: dict[str, dict[str, Any]]
     cards: dict[str, dict[str, Any]]
     faces: dict[str, FaceRecord]
     rulebook: dict[str, str]
+
+
+class Record(LanguageRecord):
+    """The shape of an edition's record, checked before it is compared (the pack is untrusted:
+    a record another tool wrote is refused, not half-read): the source language's faces, and
+    each other language's under `languages` (none in a record older than them)."""
+
+    format: int
+    edition: str
+    number: int
+    version: str
+    languages: dict[str, LanguageRecord] = {}
+
+
+def with_languages(source: dict[str, Any], others: dict[str, dict[str, Any]]
+                   ) -> dict[str, Any]:
+    """A record of the source language with what the records of other languages (by tag)
+    record of each; a game in one language's record as it always was."""
+    if not others:
+        return source
+    return {**source, "languages": {tag: {key: data[key] for key in LANGUAGE_PART}
+                                    for tag, data in others.items()}}
+
+
+def in_language(data: dict[str, Any], language: str | None, now: dict[str, Any]
+                ) -> dict[str, Any]:
+    """An edition's record as one language printed it (None: the source): a language it
+    lacks printed nothing, so each of its faces and rulebook sections is new now (`now`'s
+    rules taken as they are, none of them changed)."""
+    if language is None:
+        return data
+    header = {key: data.get(key) for key in ("edition", "number", "version")}
+    kept = data.get("languages", {}).get(language)
+    if kept is not None:
+        return {**header, **kept}
+    return {**header, "game": now.get("game"), "rules": now["rules"], "backs": {},
+            "cards": {}, "faces": {}, "rulebook": {}}
 
 
 def folder(game: Game) -> Path:
@@ -327,6 +362,7 @@ class Changes:
     counts: list[tuple[str, str, int, int]]  # key, name, copies before, now
     rules: list[RuleChange]
     rulebook: list[tuple[str, list[str]]]  # section, unified diff lines
+    language: str = ""  # the language the faces print in
 
     @property
     def empty(self) -> bool:
@@ -335,7 +371,8 @@ class Changes:
 
     def as_json(self) -> dict[str, Any]:
         """The changes as plain data, for tools."""
-        return {"since": self.since, "version": [self.old_version, self.new_version],
+        return {"language": self.language, "since": self.since,
+                "version": [self.old_version, self.new_version],
                 "changed": [vars(item) for item in self.changed], "added": self.added,
                 "removed": self.removed,
                 "counts": [{"key": key, "name": name, "before": before, "now": now}
@@ -345,8 +382,10 @@ class Changes:
                              for section, lines in self.rulebook]}
 
 
-def compare(old: dict[str, Any], new: dict[str, Any], rulebook_source: str = "") -> Changes:
-    """What prints differently in `new` than in the edition `old`, and why."""
+def compare(old: dict[str, Any], new: dict[str, Any], rulebook_source: str = "",
+            language: str = "") -> Changes:
+    """What prints differently in `new` than in the edition `old` (both of one language),
+    and why."""
     old_rules, new_rules = old.get("rules", {}), new["rules"]
     rule_changes = [RuleChange(path, old_rules.get(path), new_rules.get(path))
                     for path in sorted(set(old_rules) | set(new_rules))
@@ -378,7 +417,7 @@ def compare(old: dict[str, Any], new: dict[str, Any], rulebook_source: str = "")
                          if _mentions(rulebook_source, section, rule.path)]
     return Changes(str(old.get("edition", "")), str(old.get("version", "")),
                    str(new.get("version", "")), changed, added, removed, counts, rule_changes,
-                   book)
+                   book, language)
 
 
 def _reaches(read: str, path: str) -> bool:

@@ -194,19 +194,26 @@ def make(checked: Checked, out_root: Path, progress: Progress,
          workers: Workers | None = None) -> list[tuple[OutputKind, Document, Assembled]]:
     """Every document of the checked kinds laid out, from the game's parts cache where it can,
     and assembled, on `workers` (left running) or a pool of its own; an error on a laid-out
-    page stops it."""
+    page stops it. Progress names the game (and a language not its source) as a build does."""
     game = checked.game
+    language = translation(game)
+    label = labelled(game.name, language)
     cache = PartCache(out_root, parts_place(game.name), game.root,
-                      lambda message: progress(f"{game.name}: cache: {message}"))
+                      lambda message: progress(f"{label}: cache: {message}"))
     with nullcontext(workers) if workers else Workers().start() as pool:
         executor = Executor(game.root, checked.job.fonts, cache, pool,
                             keep_workers=workers is not None,
                             max_bytes=game.spec.limits.file_bytes)
-        results = run(plan(checked, executor), executor, progress, game.name)
+        results = run(plan(checked, executor), executor, progress, label, language)
     found = errors_only(executor.findings(sites(game)))
     if found:
         raise PackError(found)
     return results
+
+
+def labelled(name: str, language: str | None) -> str:
+    """How progress names a game in a language: `mini`, `mini [es]` (None: the source)."""
+    return name if language is None else f"{name} [{language}]"
 
 
 def finished(results: list[tuple[OutputKind, Document, Assembled]]
@@ -235,7 +242,7 @@ def build_game(
     started = time.perf_counter()
     check_root(out_root, (SETS, name), (CACHE,))
     digest = input_digest(cards_dir / name, options)
-    label = name if options.language is None else f"{name} [{options.language}]"
+    label = labelled(name, options.language)
     with nullcontext(workers) if workers else Workers().start() as pool:
         checked = check(name, cards_dir, options)
         warnings = [f for f in checked.findings if f.level == "warning"]
