@@ -285,6 +285,8 @@ def test_spanish_validated_and_built(packs: Path, tmp_path: Path, pool: Workers)
     edit(pack / "translations" / "es.yaml", "Causa tres puntos de daño. " * 30, "Causa tres.")
     result = build_game("mini", BuildOptions(language="es"), tmp_path / "out", packs,
                         workers=pool)
-    texts = "".join(text for made in result.outputs if made.file.endswith(".pdf")
-                    for text in page_texts(tmp_path / "out" / "mini" / made.file))
+    files = [entry["file"] for entry in result.manifest["outputs"] if entry["language"] == "es"]
+    assert files and all(file.endswith("-es.pdf") for file in files)
+    texts = "".join(text for file in files
+                    for text in page_texts(tmp_path / "out" / "mini" / file))
     assert "Boladefuego" in texts and "Causatres." in texts and "火球术" not in texts

@@ -197,6 +197,11 @@ def load_game(name: str, cards_dir: Path = CARDS_DIR, language: str | None = Non
     source = spec.language
     if language is None or language == source:
         return _load(root, name, data, spec, findings, None)
+    tags = languages(spec)
+    if language not in tags or not is_language_tag(language):  # told as it is, untagged
+        raise PackError([Finding(display_path(root / "game.yaml"),
+                                 line_of(data, ("languages",)) or 1, f"the game is not in "
+                                 f"'{language}' (its languages: {', '.join(tags)})", "E130")])
     try:
         return _load(root, name, data, spec, findings, language)
     except PackError as exc:
@@ -300,13 +305,8 @@ def _unmoved(path: str, line: int, text: str) -> tuple[str, int]:
 
 def _localizer(root: Path, name: str, spec: GameSpec, data: Any, language: str,
                findings: list[Finding]) -> Localizer:
-    """What lays a language's translations over the pack; PackError (E130) for a language
-    the game is not in. Its `words:` are checked like game.yaml's."""
-    tags = languages(spec)
-    if language not in tags or not is_language_tag(language):
-        raise PackError([Finding(display_path(root / "game.yaml"),
-                                 line_of(data, ("languages",)) or 1, f"the game is not in "
-                                 f"'{language}' (its languages: {', '.join(tags)})", "E130")])
+    """What lays a language's translations over the pack (one of its languages). Its
+    `words:` are checked like game.yaml's."""
     read = read_file(root, spec.limits, language, findings)
     own = spec.model_copy(update={"language": language, "words": read.words})
     findings += check_words(own, read.path, lambda loc: line_of(read.data, loc))
