@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator import cli
-from generator.check.findings import Finding
+from generator.check.findings import Finding, display_path
 from generator.pack.load import load_game
 from generator.pack.translate import (
     Entry,
@@ -48,7 +48,7 @@ msgctxt "cards:ships/S02/name"
 msgid "Morning Star"
 msgstr "Lucero del Alba"
 """
-CURRENT = "120 done, 0 missing, 0 stale; rulebook: translated"
+CURRENT = "124 done, 0 missing, 0 stale; rulebook: translated"
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_an_export_has_one_message_per_text_with_its_place_and_translation(
     catalog = read_po(io.StringIO(text))  # Babel's own reader, as Poedit and Weblate read it
     messages = [message for message in catalog if message.id]
     assert [message.context for message in messages] == [unit.context for unit in units]
-    assert len(messages) == 120
+    assert len(messages) == 124
     assert [(m.id, m.locations) for m in messages] == [
         (unit.text, [(unit.path.rsplit(f"{GAME}/", 1)[1], unit.line)]) for unit in units]
     assert all(message.string and not message.fuzzy for message in messages)
@@ -132,7 +132,7 @@ def test_gettext_compiles_the_export(cards: Path, capsys: pytest.CaptureFixture[
 def test_export_then_import_leaves_the_translations_file_byte_for_byte(
         cards: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert pnp(cards, capsys, "--lang", "es", "--mark-current") == (
-        0, f"es: recorded the current source of 120 translated texts (0 stale before) and of the "
+        0, f"es: recorded the current source of 124 translated texts (0 stale before) and of the "
         f"rulebook in {yaml_file(cards)}\n", "")
     canonical = yaml_file(cards).read_bytes()
     assert canonical.startswith(b"# Harbour Lights in es: its texts translated. pnp writes")
@@ -143,7 +143,7 @@ def test_export_then_import_leaves_the_translations_file_byte_for_byte(
     export(cards, capsys)
     po = str(cards / "es.po")
     assert pnp(cards, capsys, "--lang", "es", "--import", po) == (
-        0, f"es: imported 93 translations, and the source of 27 spreadsheet cells, from {po} "
+        0, f"es: imported 97 translations, and the source of 27 spreadsheet cells, from {po} "
         f"into {yaml_file(cards)}\n", "")
     assert yaml_file(cards).read_bytes() == canonical
     assert sorted(os.listdir(yaml_file(cards).parent)) == ["es.yaml", "zh-CN.yaml"]
@@ -171,8 +171,8 @@ def test_a_changed_source_is_fuzzy_stale_and_accepted_by_mark_current(
     edit(cards / GAME / "crew.yaml", "Light a ship now", "Light any ship now")
     assert "#, fuzzy\nmsgctxt \"cards:crew/C1/text\"\nmsgid \"Light any ship now" in \
         export(cards, capsys)
-    assert pnp(cards, capsys) == (0, "es: 119 done, 0 missing, 1 stale; rulebook: translated\n"
-                                  "zh-CN: 119 done, 0 missing, 1 stale; rulebook: translated\n",
+    assert pnp(cards, capsys) == (0, "es: 123 done, 0 missing, 1 stale; rulebook: translated\n"
+                                  "zh-CN: 123 done, 0 missing, 1 stale; rulebook: translated\n",
                                   "")
     made = source_hash(C1_TEXT)
     now = source_hash(C1_TEXT.replace("Light a", "Light any"))
@@ -180,15 +180,15 @@ def test_a_changed_source_is_fuzzy_stale_and_accepted_by_mark_current(
         assert stale(cards, lang) == [
             f"{yaml_file(cards, lang)}:66: warning: W132: [{lang}] card 'C1': the translation "
             f"of 'text' was made from another source text (it records {made}, the source is "
-            f"now {now}): review it, then run `pnp translations {GAME} --lang {lang} "
-            "--mark-current`"]
+            f"now {now}): review it, then run `pnp translations "
+            f"{display_path(cards / GAME)} --lang {lang} --mark-current`"]
     before = yaml_file(cards, "zh-CN").read_bytes()
     po = str(cards / "es.po")
     assert pnp(cards, capsys, "--lang", "es", "--import", po)[1].startswith(
-        "es: imported 93 translations (1 stale: validate says which),")  # fuzzy: kept stale
+        "es: imported 97 translations (1 stale: validate says which),")  # fuzzy: kept stale
     assert len(stale(cards, "es")) == 1
     assert pnp(cards, capsys, "--lang", "es", "--mark-current")[1] == (
-        "es: recorded the current source of 120 translated texts (1 stale before) and of the "
+        "es: recorded the current source of 124 translated texts (1 stale before) and of the "
         f"rulebook in {yaml_file(cards)}\n")
     assert stale(cards, "es") == []
     assert len(stale(cards, "zh-CN")) == 1 and yaml_file(cards, "zh-CN").read_bytes() == before
@@ -204,7 +204,8 @@ def test_a_po_file_made_from_an_older_source_imports_stale(
     assert stale(cards, "es") == [
         f"{yaml_file(cards)}:65: warning: W132: [es] card 'C1': the translation of 'text' was "
         f"made from another source text (it records {source_hash(C1_TEXT)}, the source is now "
-        f"{now}): review it, then run `pnp translations {GAME} --lang es --mark-current`"]
+        f"{now}): review it, then run `pnp translations {display_path(cards / GAME)} --lang es "
+        "--mark-current`"]
 
 
 def test_an_empty_msgstr_is_no_translation_and_an_unknown_message_is_skipped(
@@ -217,11 +218,11 @@ def test_an_empty_msgstr_is_no_translation_and_an_unknown_message_is_skipped(
     assert pnp(cards, capsys, "--lang", "es", "--import", str(po)) == (
         0, f"{po}:{lines + 3}: msgctxt 'cards:crew/C99/text' is no text of the pack now (a "
         "card or field renamed or removed since the export): skipped\n"
-        f"es: imported 92 translations, and the source of 27 spreadsheet cells, from {po} "
+        f"es: imported 96 translations, and the source of 27 spreadsheet cells, from {po} "
         f"into {yaml_file(cards)}\n", "")
     assert "C99" not in yaml_file(cards).read_text(encoding="utf-8")
     assert pnp(cards, capsys, "--lang", "es")[1] == \
-        "es: 119 done, 1 missing, 0 stale; rulebook: translated\n"
+        "es: 123 done, 1 missing, 0 stale; rulebook: translated\n"
 
 
 def test_a_spreadsheet_column_is_never_rewritten(
@@ -298,14 +299,14 @@ def test_a_missing_translations_folder_is_made(
         cards: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.rmtree(cards / GAME / "translations")
     assert pnp(cards, capsys, "--lang", "es")[1] == \
-        "es: 0 done, 93 missing, 27 stale; rulebook: stale\n"  # the columns record no source
+        "es: 0 done, 97 missing, 27 stale; rulebook: stale\n"  # the columns record no source
     path = write_translations(load_game(GAME, cards), "es",
                               {"game:title": Entry("Faros", None, "", 0)})
     assert path.read_text(encoding="utf-8").splitlines()[4:] == ["game:",
                                                                  "  title: {text: Faros}"]
     assert pnp(cards, capsys, "--lang", "es", "--mark-current")[0] == 0
     assert pnp(cards, capsys, "--lang", "es")[1] == \
-        "es: 28 done, 92 missing, 0 stale; rulebook: translated\n"
+        "es: 28 done, 96 missing, 0 stale; rulebook: translated\n"
     assert sorted(os.listdir(path.parent)) == ["es.yaml"]
 
 

@@ -310,7 +310,8 @@ def _localizer(root: Path, name: str, spec: GameSpec, data: Any, language: str,
     read = read_file(root, spec.limits, language, findings)
     own = spec.model_copy(update={"language": language, "words": read.words})
     findings += check_words(own, read.path, lambda loc: line_of(read.data, loc))
-    return Localizer(name, spec, language, read)
+    named = name if root.parent.resolve() == CARDS_DIR.resolve() else display_path(root)
+    return Localizer(named, spec, language, read)  # as a command names the pack
 
 
 def _validated(data: Any, where: str, findings: list[Finding]) -> GameSpec:
