@@ -49,17 +49,16 @@ def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
     edit(game, "count: 4", "count: 14")
     warm = tmp_path / "warm"
     first = _build(packs, warm)
-    # four sheets, a part of the three distinct faces and one of the three backs, which both
-    # outputs draw
-    assert _counts(first, "cards-a4.pdf") == (4, 6, 6)
-    assert _counts(first, "rulebook-a4.pdf") == (5, 7, 7)
+    # four sheets, and one part of the six distinct faces and backs, which both outputs draw
+    assert _counts(first, "cards-a4.pdf") == (4, 5, 5)
+    assert _counts(first, "rulebook-a4.pdf") == (5, 6, 6)
 
     edit(spells, "造成 **3** 点伤害", "造成 **5** 点伤害")  # S1's face only
     second = _build(packs, warm)
     # its faces part is laid out again, once for both; sheets, chapters, gallery page, cover
     # and folios are not
-    assert _counts(second, "cards-a4.pdf") == (4, 1, 6)
-    assert _counts(second, "rulebook-a4.pdf") == (5, 1, 7)
+    assert _counts(second, "cards-a4.pdf") == (4, 1, 5)
+    assert _counts(second, "rulebook-a4.pdf") == (5, 1, 6)
     assert second.laid_out == 1
     assert "造成5点伤害" in page_texts(warm / "mini" / "cards-a4.pdf")[0].replace(" ", "")
 
@@ -70,8 +69,8 @@ def test_an_edit_relays_only_its_face_and_matches_a_cold_build(packs: Path,
 
     edit(spells, "造成 **5** 点伤害", "造成 **3** 点伤害")  # undone: its parts are still kept
     third = _build(packs, warm)
-    assert _counts(third, "cards-a4.pdf") == (4, 0, 6)
-    assert _counts(third, "rulebook-a4.pdf") == (5, 0, 7)
+    assert _counts(third, "cards-a4.pdf") == (4, 0, 5)
+    assert _counts(third, "rulebook-a4.pdf") == (5, 0, 6)
 
     parts = parts_folder(warm, "mini")
     index = json.loads((parts / "index.json").read_text(encoding="utf-8"))
@@ -126,7 +125,7 @@ def test_a_changed_image_is_printed_anew(packs: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     _build(packs, out)
     (pack / "art.svg").write_text(art.format("#3456cd"), encoding="utf-8")
-    assert _counts(_build(packs, out), "cards-a4.pdf") == (2, 1, 4)
+    assert _counts(_build(packs, out), "cards-a4.pdf") == (2, 1, 3)
     cold = tmp_path / "cold"
     _build(packs, cold)
     for name in ("cards-a4.pdf", "rulebook-a4.pdf"):  # both draw the face laid out again
@@ -279,7 +278,7 @@ def test_a_cache_pnp_did_not_make_is_not_used_and_left_alone(packs: Path, tmp_pa
                         workers=pool, options=BuildOptions(paper="letter"))
     assert f"mini: cache: {folder} is a file, not a folder pnp made; pnp neither follows nor " \
            "replaces it (move it away); the cache is not used" in said
-    assert result.laid_out == 4 and folder.read_text(encoding="utf-8") == "not a folder"
+    assert result.laid_out == 3 and folder.read_text(encoding="utf-8") == "not a folder"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "mine.pdf").write_bytes(b"%PDF mine")
@@ -290,7 +289,7 @@ def test_a_cache_pnp_did_not_make_is_not_used_and_left_alone(packs: Path, tmp_pa
                         workers=pool)
     assert f"mini: cache: {folder} is a symbolic link, not a folder pnp made; pnp neither " \
            "follows nor replaces it (move it away); the cache is not used" in said
-    assert result.laid_out == 4
+    assert result.laid_out == 3
     assert [path.name for path in elsewhere.iterdir()] == ["mine.pdf"]
 
 
@@ -310,7 +309,7 @@ def test_two_packs_with_the_same_html_in_other_folders_share_no_part(packs: Path
     out = tmp_path / "out"
     build_game("mini", out_root=out, cards_dir=packs, workers=pool)
     second = build_game("mini", out_root=out, cards_dir=other, workers=pool)
-    assert second.output("cards-a4.pdf").laid_out == 4  # none of the first pack's parts
+    assert second.output("cards-a4.pdf").laid_out == 3  # none of the first pack's parts
     colours = {colour for _, colour in render_page(out / "mini" / "cards-a4.pdf", 0,
                                                    dpi=100).getcolors(1 << 24)}
     assert (0x34, 0x56, 0xCD) in colours and (0x12, 0xAB, 0x34) not in colours

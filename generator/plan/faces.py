@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..check.findings import display_path
 from ..pack.load import Deck, Game
+from ..pack.translate import languages
 from .geometry import Box
 from .parts import Part
 from .render import Face, FaceShape, Renderer
@@ -53,21 +54,25 @@ def face_anchor(key: str) -> str:
 
 
 def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
-    """Each deck's distinct faces, in order, a few to a part, then its distinct backs in parts
-    of their own (a back that prints no text is then laid out once for every language)."""
+    """Each deck's distinct faces and backs, in order, a few to a part; in a game of several
+    languages, its backs in parts of their own (a back that prints no text is then laid out
+    once for every language; one language is spared the parts it would not share)."""
+    apart = len(languages(game.spec)) > 1
     parts: dict[str, list[Part]] = {}
     keys: dict[Face, str] = {}
     pages: dict[str, FacePage] = {}
     for deck in decks:
         fronts: list[Face] = []
         backs: list[Face] = []
+        both: list[Face] = []
         for card, line in deck.located():
             face = renderer.face(deck, card, line)
-            for shown, distinct in ((face, fronts), (renderer.back(deck, card, face), backs)):
+            for shown, side in ((face, fronts), (renderer.back(deck, card, face), backs)):
                 if shown is not None and shown not in keys:
-                    keys[shown] = f"{deck.spec.id}.{len(fronts) + len(backs)}"
-                    distinct.append(shown)
-        for distinct in (fronts, backs):
+                    keys[shown] = f"{deck.spec.id}.{len(both)}"
+                    side.append(shown)
+                    both.append(shown)
+        for distinct in (fronts, backs) if apart else (both,):
             parts.setdefault(deck.spec.id, []).extend(faces_parts(
                 renderer, distinct, keys, renderer.shape(deck),
                 f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages))
