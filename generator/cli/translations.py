@@ -27,8 +27,8 @@ def cmd_translations(args: argparse.Namespace) -> int:
     game = load_game(name, cards)
     others = languages(game.spec)[1:]
     acting = args.export or args.import_ or args.mark_current
-    if args.lang is None and acting:
-        flag = "--export" if args.export else "--import" if args.import_ else "--mark-current"
+    if args.lang is None and (args.export or args.import_):
+        flag = "--export" if args.export else "--import"
         raise PnpError(f"{flag} needs --lang, one of the game's languages to translate into "
                        f"({', '.join(others) or 'none'})", "E100")
     for lang in [args.lang] if args.lang else []:
@@ -43,7 +43,8 @@ def cmd_translations(args: argparse.Namespace) -> int:
     elif args.import_:
         _import(game, args.lang, args.import_)
     elif args.mark_current:
-        _mark_current(game, args.lang)
+        for lang in [args.lang] if args.lang else others:
+            _mark_current(game, lang)
     elif not others:
         print(f"{name}: one language ({game.spec.language}), nothing to translate: list the "
               "others after it in game.yaml's `languages:`")
@@ -69,6 +70,7 @@ def _entries(game: Game, lang: str) -> dict[str, Entry]:
 def _export(game: Game, lang: str, target: str) -> None:
     """Write the language's PO file to `target` (`-`: standard output)."""
     from ..check.findings import PnpError
+    from ..pack.place import command_name
     from ..pack.po import export_po
     from ..pipeline.owned import open_named
 
@@ -85,7 +87,8 @@ def _export(game: Game, lang: str, target: str) -> None:
     with open_named(path.parent, make=False) as folder:
         folder.write(path.name, data)
     progress(f"{lang}: wrote {path}, {_counted_messages(data)}: hand it to the translator, "
-             f"then `pnp translations {game.name} --lang {lang} --import {path.name}`")
+             f"then `pnp translations {command_name(game.root, game.name)} --lang {lang} "
+             f"--import {path.name}`")
 
 
 def _counted_messages(data: bytes) -> str:
@@ -152,6 +155,6 @@ def add_commands(sub: Any, base: argparse.ArgumentParser, common: argparse.Argum
     action.add_argument("--status", action="store_true", help="per language: the texts "
                         "translated, missing and stale, and the rulebook (the default)")
     action.add_argument("--mark-current", action="store_true", help="after review, record the "
-                        "current source of every translated text of L, so that it is no longer "
-                        "stale (W132)")
+                        "current source of every translated text of L (of every language without "
+                        "--lang), so that it is no longer stale (W132)")
     translating.set_defaults(func=cmd_translations, out=None)

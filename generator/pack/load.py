@@ -17,7 +17,7 @@ from ..plan.shapes import Shape, builtin_shape, svg_shape
 from ..text.language import check_words
 from ..text.typography import Marks, pack_marks, typographed_card
 from .files import FileRefused, pack_bytes, regular
-from .place import pack_dir
+from .place import command_name, pack_dir
 from .rules import expand_tree, plain, strings
 from .schema import CardBase, DeckSpec, GameSpec, Limits, accepted_keys, card_model
 from .spreadsheet import is_spreadsheet, read_deck, sheet_misplaced, source_misplaced
@@ -310,8 +310,7 @@ def _localizer(root: Path, name: str, spec: GameSpec, data: Any, language: str,
     read = read_file(root, spec.limits, language, findings)
     own = spec.model_copy(update={"language": language, "words": read.words})
     findings += check_words(own, read.path, lambda loc: line_of(read.data, loc))
-    named = name if root.parent.resolve() == CARDS_DIR.resolve() else display_path(root)
-    return Localizer(named, spec, language, read)  # as a command names the pack
+    return Localizer(command_name(root, name), spec, language, read)
 
 
 def _validated(data: Any, where: str, findings: list[Finding]) -> GameSpec:

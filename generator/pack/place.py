@@ -11,6 +11,11 @@ from .. import BUILD_DIR, CARDS_DIR, DEFAULT_GAME, PACK_BUILD
 from ..check.findings import Finding, PackError, display_path
 
 
+def command_name(root: Path, name: str) -> str:
+    """How a command names a pack: by its name under cards/, else by its folder."""
+    return name if root.parent.resolve() == CARDS_DIR.resolve() else display_path(root)
+
+
 def pack_dir(name: str, cards_dir: Path = CARDS_DIR) -> Path:
     """Return the folder of a game pack, or raise a clean error listing the known games."""
     root = cards_dir / name
