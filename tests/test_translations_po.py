@@ -323,6 +323,10 @@ def test_status_and_actions_ask_for_a_language_of_the_game(
     assert pnp(cards, capsys, "--export", "es.po")[2] == (
         "pnp: error: --export needs --lang, one of the game's languages to translate into "
         "(es, zh-CN); nothing was written\n")
+    po = cards / "es.po"  # the hint names the pack and the file as a command takes them
+    assert pnp(cards, capsys, "--lang", "es", "--export", str(po)) == (0, "", (
+        f"pnp: es: wrote {po}, 124 messages: hand it to the translator, then `pnp translations "
+        f"{display_path(cards / GAME)} --lang es --import {po}`\n"))
     assert pnp(cards, capsys, "--mark-current") == (0, "".join(  # every language at once
         f"{lang}: recorded the current source of 124 translated texts (0 stale before) and of "
         f"the rulebook in {yaml_file(cards, lang)}\n" for lang in ("es", "zh-CN")), "")

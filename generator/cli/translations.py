@@ -88,7 +88,7 @@ def _export(game: Game, lang: str, target: str) -> None:
         folder.write(path.name, data)
     progress(f"{lang}: wrote {path}, {_counted_messages(data)}: hand it to the translator, "
              f"then `pnp translations {command_name(game.root, game.name)} --lang {lang} "
-             f"--import {path.name}`")
+             f"--import {target}`")
 
 
 def _counted_messages(data: bytes) -> str:
