@@ -13,10 +13,10 @@ from typing import Any
 
 from .. import DEFAULT_GAME
 from ..check.findings import PackError, PnpError, counted, tally
-from . import build, calibrate, editions, export, pack, translations
+from . import build, calibrate, editions, export, pack, serve, translations
 from .common import EXIT_BUG, EXIT_CODES, EXIT_ERRORS, base_options, common_options
 
-GROUPS = (build, calibrate, pack, export, editions, translations)  # each adds its commands,
+GROUPS = (build, serve, calibrate, pack, export, editions, translations)  # each adds its commands,
 # in this order
 
 

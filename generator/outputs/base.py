@@ -14,7 +14,7 @@ from ..pack.translate import languages
 from ..pdf.assemble import LONG_EDGE
 from ..pipeline.cache import BuildOptions
 from ..pipeline.manifest import Entry
-from ..plan.faces import Faces, face_documents
+from ..plan.faces import FACES_PER_PART, Faces, face_documents
 from ..plan.geometry import Geometry
 from ..plan.parts import LaidOut, Part
 from ..plan.render import Renderer
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 class Job:
     """What a build's outputs are planned from: the game, its print geometry and fonts, the
     options, one renderer, and the decks to plan (every deck in a build; in `pnp validate`,
-    the cards that have no error of their own)."""
+    the cards that have no error of their own), and how many faces are laid out together
+    (`pnp serve` lays out each alone, so that an edit lays out one face again)."""
 
     game: Game
     geometry: Geometry
@@ -35,11 +36,12 @@ class Job:
     options: BuildOptions
     renderer: Renderer
     decks: list[Deck]
+    faces_per_part: int = FACES_PER_PART
 
     @cached_property
     def faces(self) -> Faces:
         """Every distinct face and back of the decks, laid out once for every output."""
-        return face_documents(self.game, self.decks, self.renderer)
+        return face_documents(self.game, self.decks, self.renderer, self.faces_per_part)
 
     @property
     def paper(self) -> str:

@@ -52,6 +52,28 @@ def draw_pages(pdf: bytes, box: tuple[float, float, float, float], pixels: tuple
         document.close()
 
 
+def draw_page(pdf: bytes, page: int, dpi: float) -> Image.Image:
+    """A whole page at `dpi`, RGB."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        return document[page].render(scale=dpi / 72).to_pil().convert("RGB")
+    finally:
+        document.close()
+
+
+def page_count(pdf: bytes) -> int:
+    """How many pages a PDF has."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
 def _drawn(shown: Any, box: tuple[float, float, float, float],
            pixels: tuple[int, int]) -> Image.Image:
     """A box of an open page at exactly `pixels`, RGB."""

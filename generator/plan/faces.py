@@ -53,10 +53,11 @@ def face_anchor(key: str) -> str:
     return f"face-{key}"
 
 
-def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
-    """Each deck's distinct faces and backs, in order, a few to a part; in a game of several
-    languages, its backs in parts of their own (a back that prints no text is then laid out
-    once for every language; one language is spared the parts it would not share)."""
+def face_documents(game: Game, decks: list[Deck], renderer: Renderer,
+                   per_part: int = FACES_PER_PART) -> Faces:
+    """Each deck's distinct faces and backs, in order, `per_part` to a part; in a game of
+    several languages, its backs in parts of their own (a back that prints no text is then laid
+    out once for every language; one language is spared the parts it would not share)."""
     apart = len(languages(game.spec)) > 1
     parts: dict[str, list[Part]] = {}
     keys: dict[Face, str] = {}
@@ -75,20 +76,22 @@ def face_documents(game: Game, decks: list[Deck], renderer: Renderer) -> Faces:
         for distinct in (fronts, backs) if apart else (both,):
             parts.setdefault(deck.spec.id, []).extend(faces_parts(
                 renderer, distinct, keys, renderer.shape(deck),
-                f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages))
+                f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages,
+                per_part))
     return Faces(parts, keys, pages)
 
 
 def faces_parts(renderer: Renderer, faces: list[Face], keys: dict[Face, str], shape: FaceShape,
-                title: str, where: str, pages: dict[str, FacePage]) -> list[Part]:
-    """The parts laying out faces of one size and shape, a few to a part; where each face's
-    key is laid out is added to `pages`."""
+                title: str, where: str, pages: dict[str, FacePage],
+                per_part: int = FACES_PER_PART) -> list[Part]:
+    """The parts laying out faces of one size and shape, `per_part` to a part; where each
+    face's key is laid out is added to `pages`."""
     bleed, size = renderer.geometry.bleed, shape.size
     page = Box(size.width + 2 * bleed, size.height + 2 * bleed)
     context = renderer.page_context()
     parts = []
-    for start in range(0, len(faces), FACES_PER_PART):
-        chunk = faces[start:start + FACES_PER_PART]
+    for start in range(0, len(faces), per_part):
+        chunk = faces[start:start + per_part]
         html = renderer.render("faces.html.j2", {
             **context, "page": page, "room": ROOM, "faces": chunk, "keys": keys,
             "shape": shape, "anchor": face_anchor, "title": title})

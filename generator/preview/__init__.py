@@ -1,0 +1,1 @@
+"""`pnp serve`: the live preview of a game in a browser."""

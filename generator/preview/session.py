@@ -1,0 +1,435 @@
+"""`pnp serve`'s warm game: every distinct face and back drawn as a picture, each finding on
+the face it is about, and the pages of every output, all kept in memory and made again after
+each edit from the parts that changed.
+
+Faces are laid out one to a part (the build lays out six together), so an edited card lays
+out its own face alone; the pictures are drawn by PDFium off those parts, the very pages the
+sheets are assembled from. Nothing is written: not into the pack, not into build/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..check.findings import Finding, PackError, PnpError, display_path
+from ..layout.workers import Workers
+from ..outputs.base import Document, OutputKind, language_name, translation
+from ..pack.load import Deck, Game
+from ..pdf.raster import draw, draw_page, page_count
+from ..pipeline.build import Checked, check, finished, labelled, localized, plan, reported, run
+from ..pipeline.build import sites as card_sites
+from ..pipeline.cache import BuildOptions, PartCache, stamp_or_none
+from ..pipeline.execute import Assembled, Executor, locate
+from ..plan.faces import face_anchor
+from ..plan.parts import LaidOut, Part
+from ..plan.render import Face
+from ..plan.shapes import outline
+
+PX_PER_MM = 5.0  # a face's picture: 127 dpi, sharp on a screen at twice its CSS size
+PAGE_DPI = 60.0  # an output's page
+KEEP_REFRESHES = 3  # parts and pictures of the last few refreshes are kept: undo is instant
+
+Notify = Callable[["Snapshot"], None]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A finding as the page draws it: its code, level, message and place, and the box on
+    its face it is about (left, top, right, bottom in mm from the picture's top left; None
+    when it has none)."""
+
+    code: str
+    level: str
+    message: str
+    path: str
+    line: int
+    box: tuple[float, float, float, float] | None = None
+
+    @staticmethod
+    def of(finding: Finding, box: tuple[float, float, float, float] | None = None) -> Shown:
+        """A finding, with the box it is about."""
+        return Shown(finding.code, finding.level, finding.message, finding.path, finding.line,
+                     box)
+
+
+@dataclass(frozen=True)
+class FaceView:
+    """One distinct face or back as the page shows it: which it is (`ident`, stable across
+    edits), its card, its picture (a name for its bytes; '' before one was drawn), whether
+    that picture is older than the pack (a mistake keeps the last good one), its size, bleed
+    and safe zone and cut outline in mm, the text a search finds it by, and its findings."""
+
+    ident: str
+    deck: str
+    card: str
+    side: str
+    name: str
+    copies: int
+    tag: str
+    where: str
+    image: str
+    stale: bool
+    width: float
+    height: float
+    bleed: float
+    safe: float
+    cut: tuple[tuple[float, float], ...]
+    text: str
+    findings: tuple[Shown, ...] = ()
+
+
+@dataclass(frozen=True)
+class OutputView:
+    """One output file as the page shows it: its name, its pages, a name for its bytes, and
+    whether it is older than the pack."""
+
+    file: str
+    kind: str
+    pages: int
+    pdf: str
+    stale: bool = False
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the page shows at one moment: a version counting refreshes, the game, its decks,
+    every face, the findings on no face, the outputs, what is still being made (`busy`), the
+    faces whose picture changed since the last version, and how long the faces took."""
+
+    version: int
+    game: str
+    title: str
+    language: str
+    decks: tuple[tuple[str, str], ...] = ()
+    faces: tuple[FaceView, ...] = ()
+    findings: tuple[Shown, ...] = ()
+    outputs: tuple[OutputView, ...] = ()
+    busy: str = "laying out the faces"
+    changed: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        """The snapshot as the page reads it."""
+        return asdict(self)
+
+
+class MemoryCache(PartCache):
+    """Laid-out parts and drawn pictures in memory, for the life of `pnp serve`: a part is
+    taken while every file it read is as it was. Only the last few refreshes' are kept."""
+
+    def __init__(self) -> None:  # no folder: nothing is read from disk or written there
+        self.hits = self.misses = 0
+        self.used: dict[str, list[str]] = {}
+        self.damaged: set[str] = set()
+        self.usable, self.read_only = False, True
+        self.parts: dict[str, LaidOut] = {}
+        self.data: dict[str, bytes] = {}
+        self.recent: list[set[str]] = [set()]
+
+    def get(self, key: str) -> LaidOut | None:
+        """A part laid out before whose files are unchanged."""
+        part = self.parts.get(key)
+        if part is None or any(stamp_or_none(Path(path)) != (path, size, modified)
+                               for path, size, modified in part.files):
+            self.misses += 1
+            return None
+        self.hits += 1
+        self.recent[0].add(key)
+        return part
+
+    def put(self, key: str, part: LaidOut) -> None:
+        """Keep a part laid out."""
+        self.parts[key] = part
+        self.recent[0].add(key)
+
+    def joined(self, key: str, join: Callable[[], bytes], what: str = "",
+               again: str = "") -> bytes:
+        """What was joined under `key` before, or joined now and kept."""
+        if key not in self.data:
+            self.data[key] = join()
+        self.recent[0].add(key)
+        return self.data[key]
+
+    def keep(self, key: str, data: bytes) -> None:
+        """Keep some data under `key`."""
+        self.data[key] = data
+        self.recent[0].add(key)
+
+    def kept(self, key: str, what: str = "") -> bytes | None:
+        """What is kept under `key`."""
+        return self.data.get(key)
+
+    def discard(self, key: str, why: str = "", what: str = "", again: str = "") -> None:
+        """Forget what is kept under `key`."""
+        self.parts.pop(key, None)
+        self.data.pop(key, None)
+
+    def keep_only(self) -> None:
+        """Forget what none of the last few refreshes used, and start counting a new one."""
+        live = set().union(*self.recent)
+        for store in (self.parts, self.data):
+            for key in [key for key in store if key not in live]:
+                del store[key]
+        self.recent = [set(), *self.recent][:KEEP_REFRESHES]
+
+
+class Preview:
+    """A game kept warm for `pnp serve`: `refresh` reads the pack again and makes what
+    changed; `snapshot` is what the page shows, `picture` and `page` the images it loads."""
+
+    def __init__(self, name: str, cards_dir: Path, options: BuildOptions, workers: Workers,
+                 notify: Notify = lambda snapshot: None,
+                 progress: Callable[[str], None] = lambda message: None) -> None:
+        self.name, self.cards_dir, self.options = name, cards_dir, options
+        self.workers, self.notify, self.progress = workers, notify, progress
+        self.cache = MemoryCache()
+        self.pdfs: dict[str, bytes] = {}  # each output's PDF, by its name
+        self.views: dict[str, FaceView] = {}  # each face's last view, by its ident
+        self.drawing = threading.Lock()  # PDFium draws one picture at a time
+        self.snapshot = Snapshot(0, name, name, options.language or "")
+
+    def refresh(self) -> Snapshot:
+        """Read the pack, lay out the faces whose input changed and draw them (told at once),
+        then assemble every output (told again); a mistake keeps the last good pictures and
+        pages, marked stale, with its findings."""
+        started = time.perf_counter()
+        try:
+            checked = check(self.name, self.cards_dir, self.options)
+        except PackError as exc:
+            return self._publish(replace(
+                self.snapshot, faces=tuple(replace(view, stale=True)
+                                           for view in self.snapshot.faces),
+                findings=tuple(Shown.of(finding) for finding in exc.findings),
+                outputs=tuple(replace(output, stale=True) for output in self.snapshot.outputs),
+                busy="", changed=(), seconds=time.perf_counter() - started))
+        checked.job.faces_per_part = 1
+        executor = Executor(checked.game.root, checked.job.fonts, self.cache, self.workers,
+                            keep_workers=True, max_bytes=checked.game.spec.limits.file_bytes)
+        faces = checked.job.faces
+        face_parts = faces.parts_of([deck.spec.id for deck in checked.job.decks])
+        executor.start(face_parts)
+        executor.wait(face_parts)
+        views, loose = self._faces(checked, executor)
+        self._publish(Snapshot(
+            self.snapshot.version + 1, self.name, checked.game.spec.title,
+            checked.game.spec.language, tuple((deck.spec.id, deck.spec.name)
+                                              for deck in checked.game.decks),
+            views, loose, tuple(replace(output, stale=True) for output in self.snapshot.outputs),
+            "assembling the outputs", tuple(view.ident for view in views
+                                            if self.views.get(view.ident) != view),
+            time.perf_counter() - started))
+        self.views = {view.ident: view for view in views if not view.stale}
+        outputs = self._outputs(checked, executor)
+        self.cache.keep_only()
+        return self._publish(replace(self.snapshot, version=self.snapshot.version + 1,
+                                     outputs=outputs, busy="", changed=()))
+
+    def _publish(self, snapshot: Snapshot) -> Snapshot:
+        """Make a snapshot the one the page shows, and tell the page."""
+        self.snapshot = snapshot
+        self.notify(snapshot)
+        return snapshot
+
+    def _faces(self, checked: Checked, executor: Executor
+               ) -> tuple[tuple[FaceView, ...], tuple[Shown, ...]]:
+        """Every face of every deck as the page shows it, in order (a card the job left out
+        for its own errors keeps its last picture, stale), and the findings on no face."""
+        game, job = checked.game, checked.job
+        geometry, renderer = job.geometry, job.renderer
+        planned = {deck.spec.id: deck for deck in job.decks}
+        findings = localized(game, reported(game, executor.findings(card_sites(game))))
+        everything = sorted(set(checked.findings + findings))
+        placed = _by_card(game, everything)
+        laid = {key: executor.done[page.part.key] for key, page in job.faces.pages.items()}
+        views: list[FaceView] = []
+        seen: set[str] = set()
+        for deck in game.decks:
+            size = geometry.sizes.get(deck.spec.size)
+            if size is None:
+                continue
+            cut = tuple(outline(geometry.shape(deck.spec.size, deck.shape), size.width,
+                                size.height))
+            ready = planned.get(deck.spec.id)
+            made = {card.id: line for card, line in ready.located()} if ready else {}
+            backs: dict[str, int] = {}
+            for card, line in deck.located():
+                back_id = card.back or deck.spec.back
+                if back_id and not deck.spec.double_sided:
+                    backs[back_id] = backs.get(back_id, 0) + card.qty
+            for card, line in deck.located():
+                front = renderer.face(ready, card, made[card.id]) if card.id in made else None
+                sides: list[tuple[str, str, Face | None]] = [("front", card.id, front)]
+                back_id = card.back or deck.spec.back
+                if back_id and not deck.spec.double_sided:
+                    back = renderer.back(ready, card, front) if ready and front else None
+                    sides.append(("back", f"back:{back_id}", back))
+                for side, source, face in sides:
+                    ident = f"{deck.spec.id}/{source}"
+                    if ident in seen:
+                        continue
+                    seen.add(ident)
+                    own = placed.pop(ident, [])
+                    where = f"{display_path(deck.path)}:{line}" if side == "front" else \
+                        f"{display_path(game.root / 'game.yaml')}"
+                    base = FaceView(ident, deck.spec.id, card.id if side == "front" else
+                                    back_id or "", side, card.name if side == "front" else
+                                    back_id or "", card.qty if side == "front" else
+                                    backs.get(back_id or "", 0), "", where, "", True,
+                                    size.width, size.height, geometry.bleed, geometry.safe,
+                                    cut, _searched(card) if side == "front" else "",
+                                    tuple(own))
+                    key = job.faces.keys.get(face) if face is not None else None
+                    if key is None or not laid[key].pdf:
+                        last = self.views.get(ident)
+                        views.append(replace(last or base, stale=True, findings=tuple(own),
+                                             copies=base.copies, name=base.name))
+                        continue
+                    part = laid[key]
+                    boxed = self._boxes(part, key, game)
+                    told = {(item.code, item.message, item.path, item.line) for item in boxed}
+                    views.append(replace(base, tag=face.tag, stale=False,
+                                         image=self._picture(part, key, size.width,
+                                                             size.height, geometry.bleed),
+                                         findings=tuple(item for item in own if (
+                                             item.code, item.message, item.path, item.line)
+                                             not in told) + boxed))
+        loose = tuple(Shown.of(finding) for found in placed.values() for finding in found)
+        return tuple(views), loose
+
+    def _boxes(self, part: LaidOut, key: str, game: Game) -> tuple[Shown, ...]:
+        """The findings laying out a face gave that mark a box on it, with that box."""
+        page = part.anchors.get(face_anchor(key), 0)
+        shown = []
+        for found in part.found:
+            box = getattr(found, "box", ())
+            if len(box) == 5 and box[0] == page:
+                located = locate(found, "", card_sites(game))
+                shown.append(Shown.of(located, (box[1], box[2], box[3], box[4])))
+        return tuple(shown)
+
+    def _picture(self, part: LaidOut, key: str, width: float, height: float,
+                 bleed: float) -> str:
+        """The name of a face's picture, drawn now unless the same part drew it before."""
+        page = part.anchors[face_anchor(key)]
+        full = (width + 2 * bleed, height + 2 * bleed)
+        name = hashlib.sha256(json.dumps([hashlib.sha256(part.pdf).hexdigest(), page, full,
+                                          PX_PER_MM]).encode()).hexdigest()[:20]
+        if self.cache.kept(name) is None:
+            pixels = (round(full[0] * PX_PER_MM), round(full[1] * PX_PER_MM))
+            with self.drawing:
+                picture = draw(part.pdf, page, (0.0, 0.0, *full), pixels)
+            out = io.BytesIO()
+            picture.save(out, "PNG", compress_level=1)
+            self.cache.keep(name, out.getvalue())
+        else:
+            self.cache.kept(name)
+        self.cache.recent[0].add(name)
+        return name
+
+    def _outputs(self, checked: Checked, executor: Executor) -> tuple[OutputView, ...]:
+        """Every output assembled in memory; one with an error keeps its last PDF, stale."""
+        unchecked: list[str] = []
+        language = translation(checked.game)
+        label = labelled(self.name, language)
+        try:
+            results = run(plan(checked, executor, unchecked), executor, lambda message: None,
+                          label, language)
+        except PnpError as exc:
+            self.progress(f"{label}: {exc}")
+            return tuple(replace(output, stale=True) for output in self.snapshot.outputs)
+        made: list[tuple[OutputKind, Document, Assembled]] = []
+        stale: dict[str, OutputView] = {}
+        for kind, document, result in results:
+            if document.parts and not result.pdf:
+                for output in self.snapshot.outputs:
+                    if output.kind == kind.name:
+                        stale[output.file] = replace(output, stale=True)
+                continue
+            made.append((kind, document, result))
+        views = dict(stale)
+        for kind, file in finished(made):
+            if not file.name.endswith(".pdf"):
+                continue
+            name = language_name(file.name, language)
+            digest = hashlib.sha256(file.data).hexdigest()[:20]
+            self.pdfs[name] = file.data
+            views[name] = OutputView(name, kind.name, page_count(file.data), digest)
+        return tuple(views[name] for name in sorted(views))
+
+    def picture(self, name: str) -> bytes | None:
+        """A face's picture by its name, while it is kept."""
+        return self.cache.data.get(name)
+
+    def page(self, file: str, number: int) -> bytes | None:
+        """One page of an output as a PNG (numbered from 1), None when there is no such."""
+        pdf = self.pdfs.get(file)
+        if pdf is None or number < 1:
+            return None
+        name = f"{hashlib.sha256(pdf).hexdigest()}:{number}"
+        kept = self.cache.data.get(name)
+        if kept is not None:
+            return kept
+        with self.drawing:
+            if number > page_count(pdf):
+                return None
+            picture = draw_page(pdf, number - 1, PAGE_DPI)
+        out = io.BytesIO()
+        picture.save(out, "PNG", compress_level=1)
+        self.cache.data[name] = out.getvalue()
+        return self.cache.data[name]
+
+
+def follow(preview: Preview, folders: list[Path], out_root: Path | None,
+           stop: threading.Event) -> None:
+    """Refresh the preview now, then each time a file of the pack, a template or a font
+    changes, until `stop` is set; a problem is told, and the last good pictures stand."""
+    from ..pipeline.watch import POLL, Files
+
+    files, changed = Files(folders, out_root), True
+    while not stop.is_set():
+        if changed:
+            try:
+                preview.refresh()
+            except (PnpError, OSError) as exc:
+                preview.progress(f"{preview.name}: error: {exc}; the last pictures stand")
+            except Exception as exc:  # noqa: BLE001 - a bug in pnp: told, and serving goes on
+                preview.progress(f"{preview.name}: internal error: {type(exc).__name__}: {exc} "
+                                 "(a bug in pnp); the last pictures stand")
+        stop.wait(POLL / 2)
+        changed = files.changed()
+
+
+def _searched(card: Any) -> str:
+    """A card's text as a search finds it: its id, name and every text it prints."""
+    return " ".join(str(value) for value in card.model_dump().values()
+                    if isinstance(value, str | int) and not isinstance(value, bool))
+
+
+def _by_card(game: Game, findings: list[Finding]) -> dict[str, list[Shown]]:
+    """Findings by the face they are about (`deck/card`), by the file and line of the card's
+    entry; those on no card under ''."""
+    starts: dict[str, list[tuple[int, str]]] = {}
+    for deck in game.decks:
+        starts.setdefault(display_path(deck.path), []).extend(
+            (line, f"{deck.spec.id}/{card.id}") for card, line in deck.located())
+    placed: dict[str, list[Shown]] = {}
+    for finding in findings:
+        lines = sorted(starts.get(finding.path, []))
+        owner = ""
+        for line, ident in lines:
+            if line <= finding.line:
+                owner = ident
+        if finding.card:
+            owner = next((ident for _, ident in lines if ident.endswith(f"/{finding.card}")),
+                         owner)
+        placed.setdefault(owner, []).append(Shown.of(finding))
+    return placed
+
