@@ -22,14 +22,14 @@ from typing import Any
 from ..check.findings import Finding, PackError, PnpError, display_path
 from ..layout.workers import Workers
 from ..outputs.base import Document, OutputKind, language_name, translation
-from ..pack.load import Deck, Game
+from ..pack.load import Game
 from ..pdf.raster import draw, draw_page, page_count
 from ..pipeline.build import Checked, check, finished, labelled, localized, plan, reported, run
 from ..pipeline.build import sites as card_sites
 from ..pipeline.cache import BuildOptions, PartCache, stamp_or_none
 from ..pipeline.execute import Assembled, Executor, locate
 from ..plan.faces import face_anchor
-from ..plan.parts import LaidOut, Part
+from ..plan.parts import LaidOut
 from ..plan.render import Face
 from ..plan.shapes import outline
 
@@ -260,16 +260,18 @@ class Preview:
             ready = planned.get(deck.spec.id)
             made = {card.id: line for card, line in ready.located()} if ready else {}
             backs: dict[str, int] = {}
-            for card, line in deck.located():
+            for card in deck.cards:
                 back_id = card.back or deck.spec.back
                 if back_id and not deck.spec.double_sided:
                     backs[back_id] = backs.get(back_id, 0) + card.qty
             for card, line in deck.located():
-                front = renderer.face(ready, card, made[card.id]) if card.id in made else None
+                front = renderer.face(ready, card, made[card.id]) \
+                    if ready is not None and card.id in made else None
                 sides: list[tuple[str, str, Face | None]] = [("front", card.id, front)]
                 back_id = card.back or deck.spec.back
                 if back_id and not deck.spec.double_sided:
-                    back = renderer.back(ready, card, front) if ready and front else None
+                    back = renderer.back(ready, card, front) \
+                        if ready is not None and front is not None else None
                     sides.append(("back", f"back:{back_id}", back))
                 for side, source, face in sides:
                     ident = f"{deck.spec.id}/{source}"
@@ -287,7 +289,7 @@ class Preview:
                                     cut, _searched(card) if side == "front" else "",
                                     tuple(own))
                     key = job.faces.keys.get(face) if face is not None else None
-                    if key is None or not laid[key].pdf:
+                    if face is None or key is None or not laid[key].pdf:
                         last = self.views.get(ident)
                         views.append(replace(last or base, stale=True, findings=tuple(own),
                                              copies=base.copies, name=base.name))
@@ -301,7 +303,7 @@ class Preview:
                                          findings=tuple(item for item in own if (
                                              item.code, item.message, item.path, item.line)
                                              not in told) + boxed))
-        loose = tuple(Shown.of(finding) for found in placed.values() for finding in found)
+        loose = tuple(finding for found in placed.values() for finding in found)
         return tuple(views), loose
 
     def _boxes(self, part: LaidOut, key: str, game: Game) -> tuple[Shown, ...]:
@@ -309,7 +311,7 @@ class Preview:
         page = part.anchors.get(face_anchor(key), 0)
         shown = []
         for found in part.found:
-            box = getattr(found, "box", ())
+            box: tuple[float, ...] = getattr(found, "box", ())
             if len(box) == 5 and box[0] == page:
                 located = locate(found, "", card_sites(game))
                 shown.append(Shown.of(located, (box[1], box[2], box[3], box[4])))
