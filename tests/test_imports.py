@@ -91,12 +91,13 @@ def test_each_heavy_library_is_imported_by_one_module() -> None:
     """WeasyPrint only where parts are laid out, pikepdf only where PDFs are joined, PDFium
     only where pages are drawn as pixels, openpyxl only where workbooks are read, tinycss2
     and cssselect2 only where a face's stylesheet rules are found, Babel only where PO files
-    are written and read."""
+    are written and read, Starlette and uvicorn only where `pnp serve` answers the browser."""
     owners = {"weasyprint": "layout/engine.py", "pikepdf": "pdf/assemble.py",
               "pypdfium2": "pdf/raster.py", "openpyxl": "pack/spreadsheet.py",
               "uharfbuzz": "text/fonts.py", "fontTools": "text/fonts.py",
               "tinycss2": "plan/style.py", "cssselect2": "plan/style.py",
-              "babel": "pack/po.py"}
+              "babel": "pack/po.py", "starlette": "preview/web.py",
+              "uvicorn": "preview/web.py"}
     importing = _importers(lambda name: name.split(".")[0] if name.split(".")[0] in owners
                            else None)
     assert importing == {library: {owner} for library, owner in owners.items()}
@@ -107,8 +108,9 @@ NETWORK = ("urllib.request", "urllib.error", "http", "socket", "socketserver", "
 
 
 def test_only_pnp_pull_imports_network_code() -> None:
-    """`pnp pull` is the one command that uses the network (pack/pull.py); nothing else, a
-    build least of all, imports a module that opens a connection."""
+    """`pnp pull` is the one command that uses the network (pack/pull.py), and `pnp serve`
+    the one that listens, on this machine's address (preview/web.py); nothing else, a build
+    least of all, imports a module that opens a connection."""
     importing = _importers(lambda name: next((module for module in NETWORK if name == module
                                               or name.startswith(f"{module}.")), None))
-    assert set().union(*importing.values()) == {"pack/pull.py"}
+    assert set().union(*importing.values()) == {"pack/pull.py", "preview/web.py"}
