@@ -49,7 +49,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     stop = threading.Event()
     with Workers().start() as workers:
         preview = Preview(name, cards, options(args, language=language), workers,
-                          broadcast.publish, progress)
+                          broadcast.publish, progress, out)
         server: Any = web.server(web.make_app(preview, broadcast, token, hosts, args.editor,
                                               lambda: server.should_exit or stop.is_set()))
         keeper = threading.Thread(target=follow, name="pnp-serve-follow", daemon=True, args=(

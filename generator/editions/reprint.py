@@ -90,7 +90,7 @@ def release(name: str, edition: str | None, cards_dir: Path = CARDS_DIR,
             for checked in every:
                 draw = _pictures(checked, out_root, progress, pool)
                 pictures[translation(checked.game)] = {
-                    key: draw(face) for key, face in _faces(checked.job).items()}
+                    key: draw(face) for key, face in faces_of(checked.job).items()}
     path = editions.save(game, record)
     if out_root is not None:
         store = proof.kept_store(out_root, name, path.stem, game.root, progress)
@@ -99,7 +99,7 @@ def release(name: str, edition: str | None, cards_dir: Path = CARDS_DIR,
     return path
 
 
-def _faces(job: Job) -> dict[str, Face]:
+def faces_of(job: Job) -> dict[str, Face]:
     """Every face and back of a job's decks by the key an edition names it by."""
     renderer, found = job.renderer, {}
     for deck in job.decks:
@@ -189,17 +189,20 @@ def changes_in(name: str, reference: str | None, cards_dir: Path,
     (None: the source), each with the game as it is in that language."""
     every = in_languages(name, cards_dir, asked)
     old = since(every, reference)
-    found = []
-    for checked in every:
-        game = checked.game
-        new = record_of(checked, "now", 0)
-        source = ""
-        if has_rulebook(game):
-            source = (game.root / game.spec.rulebook.file).read_text(encoding="utf-8",
-                                                                   errors="replace")
-        found.append((editions.compare(editions.in_language(old, translation(game), new), new,
-                                       source, game.language), checked))
-    return found
+    return [(compared(old, checked), checked) for checked in every]
+
+
+def compared(old: dict[str, Any], checked: Checked) -> editions.Changes:
+    """What prints differently in a checked game, in the language it is loaded in, than in
+    an edition's (or a revision's) record."""
+    game = checked.game
+    new = record_of(checked, "now", 0)
+    source = ""
+    if has_rulebook(game):
+        source = (game.root / game.spec.rulebook.file).read_text(encoding="utf-8",
+                                                               errors="replace")
+    return editions.compare(editions.in_language(old, translation(game), new), new, source,
+                            game.language)
 
 
 def report(found: editions.Changes, checked: Checked) -> str:
@@ -282,7 +285,7 @@ def _proof(checked: Checked, found: editions.Changes, out_root: Path, progress: 
     """The proof sheet: each changed face before (as kept at its release) and after."""
     game = checked.game
     pictures = _pictures(checked, out_root, progress, workers)
-    faces = _faces(checked.job)
+    faces = faces_of(checked.job)
     store = proof.kept_store(out_root, game.name, found.since, game.root, progress, True)
     before = proof.kept(store, [item.key for item in found.changed], translation(game))
     pairs = []

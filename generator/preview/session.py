@@ -5,6 +5,10 @@ each edit from the parts that changed.
 Faces are laid out one to a part (the build lays out six together), so an edited card lays
 out its own face alone; the pictures are drawn by PDFium off those parts, the very pages the
 sheets are assembled from. Nothing is written: not into the pack, not into build/.
+
+When the game has an edition (`pnp release`), the faces that print differently since the last
+one are shown before and after, as the reprint's proof shows them: the "before" pictures are
+read from where the release kept them in the output folder, never written.
 """
 
 from __future__ import annotations
@@ -19,16 +23,20 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..check.findings import Finding, PackError, PnpError, display_path
+from ..check.findings import Finding, PackError, PnpError, display_path, errors_only
+from ..editions import proof
+from ..editions import record as editions
+from ..editions.reprint import compared, faces_of
 from ..layout.workers import Workers
 from ..outputs.base import Document, OutputKind, language_name, translation
 from ..pack.load import Game
-from ..pdf.raster import draw, draw_page, page_count
+from ..pdf.raster import draw, draw_page, encode, page_count
 from ..pipeline.build import Checked, check, finished, labelled, localized, plan, reported, run
 from ..pipeline.build import sites as card_sites
 from ..pipeline.cache import BuildOptions, PartCache, stamp_or_none
 from ..pipeline.execute import Assembled, Executor, locate
 from ..plan.faces import face_anchor
+from ..plan.geometry import Box
 from ..plan.parts import LaidOut
 from ..plan.render import Face
 from ..plan.shapes import outline
@@ -99,10 +107,27 @@ class OutputView:
 
 
 @dataclass(frozen=True)
+class ChangeView:
+    """One face that prints differently since the game's last edition, as the page shows it:
+    which face (as `FaceView.ident`), its name, the edition, why, its pictures then and now
+    (names of their bytes; `before` is '' when it was not kept on this machine), and where
+    they differ (left, top, right, bottom as fractions of the picture)."""
+
+    ident: str
+    name: str
+    since: str
+    why: tuple[str, ...]
+    before: str
+    after: str
+    boxes: tuple[tuple[float, float, float, float], ...] = ()
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """What the page shows at one moment: a version counting refreshes, the game, its decks,
     every face, the findings on no face, the outputs, what is still being made (`busy`), the
-    faces whose picture changed since the last version, and how long the faces took."""
+    faces whose picture changed since the last version, how long the faces took, the game's
+    last edition ('' when it has none) and the faces that print differently since."""
 
     version: int
     game: str
@@ -115,6 +140,8 @@ class Snapshot:
     busy: str = "laying out the faces"
     changed: tuple[str, ...] = ()
     seconds: float = 0.0
+    edition: str = ""
+    changes: tuple[ChangeView, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The snapshot as the page reads it."""
@@ -187,14 +214,18 @@ class Preview:
 
     def __init__(self, name: str, cards_dir: Path, options: BuildOptions, workers: Workers,
                  notify: Notify = lambda snapshot: None,
-                 progress: Callable[[str], None] = lambda message: None) -> None:
+                 progress: Callable[[str], None] = lambda message: None,
+                 out_root: Path | None = None) -> None:
         self.name, self.cards_dir, self.options = name, cards_dir, options
+        self.out_root = out_root  # where `pnp release` kept the faces' pictures (only read)
         self.workers, self.notify, self.progress = workers, notify, progress
         self.cache = MemoryCache()
         self.pdfs: dict[str, bytes] = {}  # each output's PDF, by its name
         self.views: dict[str, FaceView] = {}  # each face's last view, by its ident
         self.drawing = threading.Lock()  # PDFium draws one picture at a time
         self.snapshot = Snapshot(0, name, name, options.language or "")
+        self.since: tuple[str, tuple[ChangeView, ...]] = ("", ())  # every snapshot shows it
+        self.compared = ""  # what the changes were last worked out from
 
     def refresh(self) -> Snapshot:
         """Read the pack, lay out the faces whose input changed and draw them (told at once),
@@ -229,11 +260,14 @@ class Preview:
         self.views = {view.ident: view for view in views if not view.stale}
         outputs = self._outputs(checked, executor)
         self.cache.keep_only()
-        return self._publish(replace(self.snapshot, version=self.snapshot.version + 1,
-                                     outputs=outputs, busy="", changed=()))
+        self._publish(replace(self.snapshot, version=self.snapshot.version + 1,
+                              outputs=outputs, busy="", changed=()))
+        return self._since_edition(checked, executor)
 
     def _publish(self, snapshot: Snapshot) -> Snapshot:
-        """Make a snapshot the one the page shows, and tell the page."""
+        """Make a snapshot, with the changes since the last edition, the one the page shows,
+        and tell the page."""
+        snapshot = replace(snapshot, edition=self.since[0], changes=self.since[1])
         self.snapshot = snapshot
         self.notify(snapshot)
         return snapshot
@@ -336,6 +370,83 @@ class Preview:
         self.cache.recent[0].add(name)
         return name
 
+    def _since_edition(self, checked: Checked, executor: Executor) -> Snapshot:
+        """The faces that print differently since the game's last edition, worked out again
+        (and told) only when an edition or a face changed; while the pack has errors, the
+        last ones stand."""
+        game = checked.game
+        records = sorted(editions.folder(game).glob("*.json"))
+        basis = json.dumps([[stamp_or_none(path) for path in records],
+                            [(view.ident, view.image) for view in self.snapshot.faces]])
+        if basis == self.compared or errors_only(checked.findings):
+            self.cache.recent[0].update(name for item in self.since[1]
+                                        for name in (item.before, item.after) if name)
+            return self.snapshot
+        self.compared = basis
+        try:
+            known = editions.listed(game)
+            since = ("", ()) if not known else (
+                str(known[-1]["edition"]), self._changed(compared(known[-1], checked), checked,
+                                                         executor))
+        except PnpError as exc:  # a record pnp cannot read: told, and nothing compared
+            self.progress(f"{self.name}: {exc}; no changes shown")
+            since = ("", ())
+        if since == self.since:
+            return self.snapshot
+        self.since = since
+        return self._publish(replace(self.snapshot, version=self.snapshot.version + 1,
+                                     changed=()))
+
+    def _changed(self, found: editions.Changes, checked: Checked, executor: Executor
+                 ) -> tuple[ChangeView, ...]:
+        """Each face that prints differently, its picture as the release kept it and as it
+        is now (drawn at the kept one's size, as the proof draws it), and where they differ."""
+        job = checked.job
+        store = proof.kept_store(self.out_root, self.name, found.since, checked.game.root,
+                                 self.progress, read_only=True) if self.out_root else None
+        kept = proof.kept(store, [item.key for item in found.changed],
+                          translation(checked.game)) if store else {}
+        faces = faces_of(job)
+        views = {view.ident: view for view in self.snapshot.faces}
+        last = {item.ident: item for item in self.since[1]}
+        shown = []
+        for item in found.changed:
+            face, view = faces.get(item.key), views.get(item.key)
+            key = job.faces.keys.get(face) if face is not None else None
+            part = executor.done.get(job.faces.pages[key].part.key) if key else None
+            before = kept.get(item.key)
+            then = self._kept_bytes(before) if before else ""
+            now = view.image if view else ""
+            boxes: tuple[tuple[float, float, float, float], ...] = ()
+            if before and key and part is not None and part.pdf:
+                pixels = _pixels(before)
+                now = self._drawn_at(part, key, job.faces.pages[key].size, pixels)
+                known = last.get(item.key)
+                boxes = known.boxes if known and (known.before, known.after) == (then, now) \
+                    else _fractions(proof.changed_boxes(before, self.cache.data[now]), pixels)
+            shown.append(ChangeView(item.key, item.name, found.since, tuple(item.why), then,
+                                    now, boxes))
+        return tuple(shown)
+
+    def _drawn_at(self, part: LaidOut, key: str, size: Box, pixels: tuple[int, int]) -> str:
+        """The name of a face's picture with its bleed at exactly `pixels`, drawn now unless
+        the same part drew it so before."""
+        page = part.anchors[face_anchor(key)]
+        name = hashlib.sha256(json.dumps([hashlib.sha256(part.pdf).hexdigest(), page,
+                                          pixels]).encode()).hexdigest()[:20]
+        if self.cache.kept(name) is None:
+            with self.drawing:
+                picture = draw(part.pdf, page, (0.0, 0.0, size.width, size.height), pixels)
+            self.cache.keep(name, encode(picture, "png", proof.PROOF_DPI))
+        self.cache.recent[0].add(name)
+        return name
+
+    def _kept_bytes(self, data: bytes) -> str:
+        """A name for a picture's bytes, kept in memory for the page to load."""
+        name = hashlib.sha256(data).hexdigest()[:20]
+        self.cache.keep(name, data)
+        return name
+
     def _outputs(self, checked: Checked, executor: Executor) -> tuple[OutputView, ...]:
         """Every output assembled in memory; one with an error keeps its last PDF, stale."""
         unchecked: list[str] = []
@@ -407,6 +518,22 @@ def follow(preview: Preview, folders: list[Path], out_root: Path | None,
                                  "(a bug in pnp); the last pictures stand")
         stop.wait(POLL / 2)
         changed = files.changed()
+
+
+def _pixels(picture: bytes) -> tuple[int, int]:
+    """A PNG's width and height in pixels."""
+    from PIL import Image
+
+    width, height = Image.open(io.BytesIO(picture)).size
+    return width, height
+
+
+def _fractions(boxes: list[tuple[int, int, int, int]], pixels: tuple[int, int]
+               ) -> tuple[tuple[float, float, float, float], ...]:
+    """Boxes in pixels (left, top, right, bottom) as fractions of a picture's size."""
+    width, height = pixels
+    return tuple((left / width, top / height, right / width, bottom / height)
+                 for left, top, right, bottom in boxes)
 
 
 def _searched(card: Any) -> str:

@@ -5,7 +5,7 @@
 const token = new URLSearchParams(location.search).get("token") || "";
 const withToken = (path) => `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`;
 const SVG = "http://www.w3.org/2000/svg";
-const state = { data: null, faces: new Map(), view: "cards", outputs: "" };
+const state = { data: null, faces: new Map(), view: "cards", outputs: "", changes: "" };
 
 function element(tag, attributes = {}, text = "") {
   const made = document.createElement(tag);
@@ -162,6 +162,60 @@ function renderOutputs(data) {
   }
 }
 
+function changeSide(label, picture, boxes, alt) {
+  const side = element("div", { class: "side" });
+  side.append(element("div", { class: "side-label" }, label));
+  if (!picture) {
+    side.append(element("div", { class: "missing" }, "not kept on this machine (pnp release keeps it)"));
+    return side;
+  }
+  const frame = element("div", { class: "picture" });
+  frame.append(element("img", { alt, loading: "lazy", src: withToken(`image/${picture}.png`) }));
+  for (const [left, top, right, bottom] of boxes) {  // fractions of the picture
+    const box = element("div", { class: "changed-box" });
+    box.style.left = `${100 * left}%`;
+    box.style.top = `${100 * top}%`;
+    box.style.width = `${100 * (right - left)}%`;
+    box.style.height = `${100 * (bottom - top)}%`;
+    frame.append(box);
+  }
+  side.append(frame);
+  return side;
+}
+
+function renderChanges(data) {
+  const key = JSON.stringify([data.game, data.edition, data.changes]);
+  if (state.changes === key) return;
+  state.changes = key;
+  const root = document.getElementById("changes");
+  root.replaceChildren();
+  if (!data.edition) {
+    root.append(element("p", { class: "no-edition" },
+                        `No edition to compare with: run \`pnp release ${data.game}\` first. ` +
+                        "This view then shows each face that prints differently since, before and after."));
+    return;
+  }
+  const count = data.changes.length;
+  root.append(element("h2", {}, count ?
+    `${count} face${count === 1 ? " prints" : "s print"} differently since ${data.edition}` :
+    `Nothing prints differently since ${data.edition}`));
+  const list = element("div", { class: "change-list" });
+  for (const change of data.changes) {
+    const figure = element("figure", { class: "change", "data-ident": change.ident });
+    const pair = element("div", { class: "pair" });
+    pair.append(changeSide("before", change.before, change.boxes, `${change.name} before`),
+                changeSide("after", change.after, change.before ? change.boxes : [], `${change.name} now`));
+    const caption = element("figcaption");
+    caption.append(element("span", { class: "name" }, change.name), " ",
+                   element("span", { class: "meta" }, `${change.ident} · since ${change.since}`));
+    const why = element("ul", { class: "why" });
+    for (const line of change.why) why.append(element("li", {}, line));
+    figure.append(pair, caption, why);
+    list.append(figure);
+  }
+  root.append(list);
+}
+
 function filter() {
   const deck = document.getElementById("deck").value;
   const words = document.getElementById("search").value.trim().toLowerCase();
@@ -212,6 +266,7 @@ async function refresh() {
   renderCards(data);
   renderGameFindings(data);
   renderOutputs(data);
+  renderChanges(data);
 }
 
 function choose(view) {
