@@ -177,12 +177,15 @@ class Guard:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A socket bound to the address (port 0: any free one); OSError when it cannot be."""
+    """A socket listening on the address (port 0: any free one), so that a browser opening
+    the address printed waits for the server rather than being refused; OSError when it
+    cannot be had."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)
     except OSError:
         sock.close()
         raise
