@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import page_texts
+from tests.serving import save
 
 
 class Watching:
@@ -35,16 +36,6 @@ class Watching:
             assert line, f"pnp watch stopped: {lines}"
             lines.append(line.rstrip("\n"))
         return lines
-
-
-def save(path: Path, *edits: tuple[str, str]) -> None:
-    """Save edits (old, new) at once, as editors do, so the watcher never reads half of them."""
-    text = path.read_text(encoding="utf-8")
-    for old, new in edits:
-        text = text.replace(old, new)
-    temporary = path.with_name(f".{path.name}.tmp")  # hidden: the watcher skips it
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
 
 
 def test_watch_rebuilds_an_edit_and_keeps_the_last_pdfs_on_a_mistake(packs: Path,

@@ -15,6 +15,7 @@ from .common import EXIT_OK, asked_languages, options, places, progress
 
 PORT = 8765  # the default port
 LOCAL = ("127.0.0.1", "localhost", "::1")
+EVERY = ("0.0.0.0", "::")  # every address of the machine: reached by its addresses on the network
 EDITOR = "vscode://file/{path}:{line}"  # the default editor link
 
 
@@ -50,8 +51,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     with Workers().start() as workers:
         preview = Preview(name, cards, options(args, language=language), workers,
                           broadcast.publish, progress, out)
-        server: Any = web.server(web.make_app(preview, broadcast, token, hosts, args.editor,
-                                              lambda: server.should_exit or stop.is_set()))
+        server: Any = web.server(web.make_app(
+            preview, broadcast, token, hosts, args.editor,
+            lambda: server.should_exit or stop.is_set(), port if host in EVERY else None))
         keeper = threading.Thread(target=follow, name="pnp-serve-follow", daemon=True, args=(
             preview, [cards / name, TEMPLATES_DIR, FONTS_DIR], out, stop))
         progress(f"pnp serve: {name} at {address} (Ctrl-C stops)")

@@ -29,7 +29,8 @@ from ..editions import record as editions
 from ..editions.reprint import compared, faces_of
 from ..layout.workers import Workers
 from ..outputs.base import Document, OutputKind, language_name, translation
-from ..pack.load import Game
+from ..pack.load import Deck, Game
+from ..pack.schema import CardBase
 from ..pdf.raster import draw, draw_page, encode, page_count
 from ..pipeline.build import Checked, check, finished, labelled, localized, plan, reported, run
 from ..pipeline.build import sites as card_sites
@@ -257,7 +258,7 @@ class Preview:
             "assembling the outputs", tuple(view.ident for view in views
                                             if self.views.get(view.ident) != view),
             time.perf_counter() - started))
-        self.views = {view.ident: view for view in views if not view.stale}
+        self.views = {view.ident: view for view in views if view.image}  # stale: the last good
         outputs = self._outputs(checked, executor)
         self.cache.keep_only()
         self._publish(replace(self.snapshot, version=self.snapshot.version + 1,
@@ -286,6 +287,11 @@ class Preview:
         views: list[FaceView] = []
         seen: set[str] = set()
         for deck in game.decks:
+            if not deck.readable:  # its file did not read: its faces keep their last pictures
+                kept = [view for view in self.views.values() if view.deck == deck.spec.id]
+                self.cache.recent[0].update(view.image for view in kept)
+                views.extend(replace(view, stale=True, findings=()) for view in kept)
+                continue
             size = geometry.sizes.get(deck.spec.size)
             if size is None:
                 continue
@@ -298,15 +304,18 @@ class Preview:
                 back_id = card.back or deck.spec.back
                 if back_id and not deck.spec.double_sided:
                     backs[back_id] = backs.get(back_id, 0) + card.qty
-            for card, line in deck.located():
-                front = renderer.face(ready, card, made[card.id]) \
-                    if ready is not None and card.id in made else None
-                sides: list[tuple[str, str, Face | None]] = [("front", card.id, front)]
-                back_id = card.back or deck.spec.back
-                if back_id and not deck.spec.double_sided:
-                    back = renderer.back(ready, card, front) \
+            for card_id, line, loaded, written in _entries(deck):
+                front = renderer.face(ready, loaded, made[card_id]) \
+                    if ready is not None and loaded is not None and card_id in made else None
+                sides: list[tuple[str, str, Face | None]] = [("front", card_id, front)]
+                back_id = (loaded.back or deck.spec.back) if loaded is not None else None
+                if loaded is not None and back_id in game.spec.backs \
+                        and not deck.spec.double_sided:
+                    back = renderer.back(ready, loaded, front) \
                         if ready is not None and front is not None else None
                     sides.append(("back", f"back:{back_id}", back))
+                name, copies = (loaded.name, loaded.qty) if loaded is not None else (
+                    str(written.get("name", card_id)), deck.failed_qty.get(card_id, 1))
                 for side, source, face in sides:
                     ident = f"{deck.spec.id}/{source}"
                     if ident in seen:
@@ -315,18 +324,22 @@ class Preview:
                     own = placed.pop(ident, [])
                     where = f"{display_path(deck.path)}:{line}" if side == "front" else \
                         f"{display_path(game.root / 'game.yaml')}"
-                    base = FaceView(ident, deck.spec.id, card.id if side == "front" else
-                                    back_id or "", side, card.name if side == "front" else
-                                    back_id or "", card.qty if side == "front" else
+                    base = FaceView(ident, deck.spec.id, card_id if side == "front" else
+                                    back_id or "", side, name if side == "front" else
+                                    back_id or "", copies if side == "front" else
                                     backs.get(back_id or "", 0), "", where, "", True,
                                     size.width, size.height, geometry.bleed, geometry.safe,
-                                    cut, _searched(card) if side == "front" else "",
+                                    cut, _searched(loaded.model_dump() if loaded is not None
+                                                   else written) if side == "front" else "",
                                     tuple(own))
                     key = job.faces.keys.get(face) if face is not None else None
                     if face is None or key is None or not laid[key].pdf:
                         last = self.views.get(ident)
+                        if last is not None:
+                            self.cache.recent[0].add(last.image)  # kept while it is shown
                         views.append(replace(last or base, stale=True, findings=tuple(own),
-                                             copies=base.copies, name=base.name))
+                                             copies=base.copies, name=base.name,
+                                             where=base.where))
                         continue
                     part = laid[key]
                     boxed = self._boxes(part, key, game)
@@ -536,10 +549,20 @@ def _fractions(boxes: list[tuple[int, int, int, int]], pixels: tuple[int, int]
                  for left, top, right, bottom in boxes)
 
 
-def _searched(card: Any) -> str:
+def _searched(written: dict[str, Any]) -> str:
     """A card's text as a search finds it: its id, name and every text it prints."""
-    return " ".join(str(value) for value in card.model_dump().values()
+    return " ".join(str(value) for value in written.values()
                     if isinstance(value, str | int) and not isinstance(value, bool))
+
+
+def _entries(deck: Deck) -> list[tuple[str, int, CardBase | None, dict[str, Any]]]:
+    """Every card entry of a deck with an id, in order: its id, line, card (None when it did
+    not load: its face keeps its place, stale) and its values as written."""
+    loaded = {line: card for card, line in deck.located()}
+    return [(item["id"], line, loaded.get(line), item)
+            for line, item in zip(deck.starts, deck.raw, strict=True)
+            if isinstance(item, dict) and isinstance(item.get("id"), str)
+            and (line in loaded or item["id"] in deck.failed_ids)]
 
 
 def _by_card(game: Game, findings: list[Finding]) -> dict[str, list[Shown]]:
@@ -548,7 +571,7 @@ def _by_card(game: Game, findings: list[Finding]) -> dict[str, list[Shown]]:
     starts: dict[str, list[tuple[int, str]]] = {}
     for deck in game.decks:
         starts.setdefault(display_path(deck.path), []).extend(
-            (line, f"{deck.spec.id}/{card.id}") for card, line in deck.located())
+            (line, f"{deck.spec.id}/{card_id}") for card_id, line, _, _ in _entries(deck))
     placed: dict[str, list[Shown]] = {}
     for finding in findings:
         lines = sorted(starts.get(finding.path, []))

@@ -8,6 +8,7 @@ the token printed with the address; anything else is refused before it reaches a
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import secrets
 import socket
@@ -69,8 +70,9 @@ def state(snapshot: Snapshot, editor: str) -> dict[str, Any]:
 
 
 def make_app(preview: Preview, broadcast: Broadcast, token: str, hosts: set[str],
-             editor: str, stopping: Callable[[], bool]) -> Any:
-    """The ASGI application: its routes behind the Host and token check."""
+             editor: str, stopping: Callable[[], bool], any_ip: int | None = None) -> Any:
+    """The ASGI application: its routes behind the Host and token check (`any_ip`: the port
+    of a server on every address, which any IP address on it names)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
@@ -132,7 +134,7 @@ def make_app(preview: Preview, broadcast: Broadcast, token: str, hosts: set[str]
         Route("/", page), Route("/static/{name}", asset), Route("/api/state", current),
         Route("/image/{name}.png", picture), Route("/page/{file}/{number:int}.png", output_page),
         Route("/events", events)])
-    return Guard(app, token, hosts)
+    return Guard(app, token, hosts, any_ip)
 
 
 def _event(snapshot: Snapshot) -> str:
@@ -142,12 +144,31 @@ def _event(snapshot: Snapshot) -> str:
         "changed": list(snapshot.changed)}) + "\n\n"
 
 
+def names_ip(host: str, port: int | None) -> bool:
+    """Whether a Host header is an IP address (never a name, which DNS rebinding could point
+    here) with the port."""
+    address, _, given = host.rpartition(":")
+    if port is None or given != str(port):
+        return False
+    if address.startswith("[") and address.endswith("]"):
+        address = address[1:-1]
+    elif ":" in address:
+        return False
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return True
+
+
 class Guard:
-    """ASGI middleware: a request must name this server in its Host header and carry the
+    """ASGI middleware: a request must name this server in its Host header (one of `hosts`,
+    or when it serves on every address any IP address on its port, `any_ip`) and carry the
     token (`?token=`); every answer tells the browser to load nothing from elsewhere."""
 
-    def __init__(self, app: Any, token: str, hosts: set[str]) -> None:
-        self.app, self.token, self.hosts = app, token, hosts
+    def __init__(self, app: Any, token: str, hosts: set[str], any_ip: int | None = None
+                 ) -> None:
+        self.app, self.token, self.hosts, self.any_ip = app, token, hosts, any_ip
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -158,7 +179,7 @@ class Guard:
         host = Headers(scope=scope).get("host", "")
         given = QueryParams(scope.get("query_string", b"")).get("token", "")
         refused = None
-        if host.lower() not in self.hosts:
+        if host.lower() not in self.hosts and not names_ip(host, self.any_ip):
             refused = f"pnp serve answers only to its own address, not to Host '{host}'"
         elif not secrets.compare_digest(given.encode(), self.token.encode()):
             refused = "pnp serve needs the token it printed with its address (?token=…)"
@@ -177,12 +198,15 @@ class Guard:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A socket bound to the address (port 0: any free one); OSError when it cannot be."""
+    """A socket listening on the address (port 0: any free one), so that a browser opening
+    the address printed waits for the server rather than being refused; OSError when it
+    cannot be had."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)
     except OSError:
         sock.close()
         raise

@@ -299,8 +299,10 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll("#views button")) {
     button.addEventListener("click", () => choose(button.dataset.view));
   }
-  for (const id of ["deck", "search", "only-findings"]) {
-    document.getElementById(id).addEventListener("input", filter);
+  for (const id of ["deck", "search", "only-findings"]) {  // "change" too: a choice a script
+    for (const type of ["input", "change"]) {                // makes (WebDriver's) fires no "input"
+      document.getElementById(id).addEventListener(type, filter);
+    }
   }
   for (const name of ["cut", "bleed", "safe"]) {
     document.getElementById(`show-${name}`).addEventListener("change", overlays);
