@@ -752,10 +752,13 @@ def _container(context: _Context, box: Any) -> _Context:
                     context.zone)
 
 
-def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
-    """Every box with the context it inherits."""
+def _walk(box: Any, context: _Context, parent: Any = None) -> Iterator[tuple[Any, _Context]]:
+    """Every box with the context it inherits; an element's attributes are read at its first
+    box, not again at the boxes WeasyPrint makes inside it (its lines, its text), which carry
+    its element too: else each line of text set straight in a `data-box` would be a box of
+    its own, never overflowed."""
     element = _element(box)
-    if element is not None:
+    if element is not None and element is not parent:
         classes = _classes(box)
         if element.get("data-source") is not None:
             context = _Context(element.get("data-source"), _safe_zone(box),
@@ -770,7 +773,7 @@ def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
             context = replace(context, read=False)
     yield box, context
     for child in children(box):
-        yield from _walk(child, context)
+        yield from _walk(child, context, getattr(box, "element", None))
 
 
 def _overflow_mm(text: Any, context: _Context) -> tuple[float, str]:
