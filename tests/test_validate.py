@@ -123,6 +123,16 @@ def test_text_past_its_box_names_card_field_and_millimetres(packs: Path) -> None
     assert 20 < amount < 120 and finding.endswith(" mm past its box (bottom edge)")
 
 
+def test_text_set_straight_in_a_data_box_is_measured_against_that_box(packs: Path) -> None:
+    """Not against each of its lines, which carry its element too."""
+    pack = packs / "mini"
+    give_template(pack, '<div data-box data-field="band" style="position: absolute; left: 0; '
+                        'top: 10mm; width: 30mm; height: 5mm">' + "造成三点伤害，" * 4 + "</div>")
+    assert _found(packs) == [  # four lines of 9 pt in a box one line high
+        f"{pack / 'spells.yaml'}:{line}: error: E070: card '{card}': 'band' runs 13.4 mm past "
+        "its box (bottom edge)" for line, card in ((1, "S1"), (8, "S2"), (12, "S3"))]
+
+
 def test_a_coarse_raster_image_is_reported(packs: Path) -> None:
     pack = packs / "mini"
     Image.new("RGB", (100, 100), "red").save(pack / "photo.png")

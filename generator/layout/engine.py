@@ -735,6 +735,13 @@ class _Context:
     floor: float | None = None  # the container's own bottom, which the footer may reach
     read: bool = True  # False under `aria-hidden="true"`: decoration, not checked for readability
     zone: _Zone | None = None  # the safe zone of a card that is not a rectangle
+    left: float = 0.0  # the container's left and top edges (px)
+    top: float = 0.0
+
+    def kept_in(self) -> Rect:
+        """The box its text must keep inside: its container, down to the edge it may reach."""
+        assert self.bottom is not None and self.right is not None
+        return self.left, self.top, self.right, self.bottom
 
 
 def _classes(box: Any) -> list[str]:
@@ -749,13 +756,16 @@ def _container(context: _Context, box: Any) -> _Context:
                             if "footer" in _classes(child)])
     return _Context(context.source, context.safe, id(box), bottom,
                     box.border_box_x() + box.border_width(), "", floor, context.read,
-                    context.zone)
+                    context.zone, box.border_box_x(), box.border_box_y())
 
 
-def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
-    """Every box with the context it inherits."""
+def _walk(box: Any, context: _Context, parent: Any = None) -> Iterator[tuple[Any, _Context]]:
+    """Every box with the context it inherits; an element's attributes are read at its first
+    box, not again at the boxes WeasyPrint makes inside it (its lines, its text), which carry
+    its element too: else each line of text set straight in a `data-box` would be a box of
+    its own, never overflowed."""
     element = _element(box)
-    if element is not None:
+    if element is not None and element is not parent:
         classes = _classes(box)
         if element.get("data-source") is not None:
             context = _Context(element.get("data-source"), _safe_zone(box),
@@ -770,7 +780,7 @@ def _walk(box: Any, context: _Context) -> Iterator[tuple[Any, _Context]]:
             context = replace(context, read=False)
     yield box, context
     for child in children(box):
-        yield from _walk(child, context)
+        yield from _walk(child, context, getattr(box, "element", None))
 
 
 def _overflow_mm(text: Any, context: _Context) -> tuple[float, str]:
@@ -780,17 +790,43 @@ def _overflow_mm(text: Any, context: _Context) -> tuple[float, str]:
     and would flag text that sits well inside.
     """
     assert context.bottom is not None and context.right is not None
-    if type(text).__name__ == "TextBox":
-        ink_bottom = text.position_y + text.baseline + DESCENDER_EM * text.style["font_size"]
-        ink_right = text.position_x + text.width
-    else:  # an icon drawn in the text: its picture
-        ink_bottom = text.content_box_y() + text.height
-        ink_right = text.content_box_x() + text.width
+    _, _, ink_right, ink_bottom = _ink(text)
     bottom = ink_bottom - context.bottom
     right = ink_right - context.right
     if bottom >= right:
         return bottom / PX_PER_MM, "bottom"
     return right / PX_PER_MM, "right"
+
+
+def _ink(box: Any) -> Rect:
+    """Where a text's ink lies, in px: its width, from the top of its ideographic em box to
+    0.12 em below its baseline; a picture's (an icon's, an image's) content box."""
+    if type(box).__name__ == "TextBox":
+        size, baseline = box.style["font_size"], box.position_y + box.baseline
+        return (box.position_x, baseline - EM_TOP * size, box.position_x + box.width,
+                baseline + DESCENDER_EM * size)
+    left, top = box.content_box_x(), box.content_box_y()
+    return left, top, left + box.width, top + box.height
+
+
+Placed = tuple[int, Rect]  # a rectangle on a page: the page's index in the part, px
+
+
+def _spread(places: dict[Any, Placed], key: Any, page: int, *rects: Rect) -> None:
+    """Grow the box kept under `key` to hold `rects`, when on the page it was first kept on."""
+    kept = places.get(key)
+    if kept is not None and kept[0] != page:
+        return
+    every = [*rects, kept[1]] if kept is not None else list(rects)
+    places[key] = (page, (min(rect[0] for rect in every), min(rect[1] for rect in every),
+                          max(rect[2] for rect in every), max(rect[3] for rect in every)))
+
+
+def _mm(placed: Placed) -> tuple[float, ...]:
+    """A rectangle on a page as a finding's box: the page, then left, top, right and bottom
+    in mm from its top left corner, to 0.01 mm."""
+    page, rect = placed
+    return (page, *(round(value / PX_PER_MM, 2) for value in rect))
 
 
 def _field_name(text: Any, context: _Context) -> str:
@@ -815,28 +851,40 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
 
     A field pushed out by a taller field above it in the same box names that field too: its
     text is what grew.
+
+    Each finding has the box on the page it is about (`Found.box`): text past its box (E070)
+    the box it must keep inside grown to hold every text of its field that runs past it; a
+    readability finding the union of every text of its field with that problem, a coarse
+    image the union of every place it prints on its card (each on the page first seen); a QR
+    code, text in no box (W072) and a face a family lacks (W079) the one text or code the
+    message tells of.
     """
     worst: dict[tuple[str, str], tuple[float, str, int]] = {}
+    spread: dict[tuple[str, str], Placed] = {}  # E070: the box and the ink past it
     coarse: dict[tuple[str, str], float] = {}
-    loose: dict[str, str] = {}
+    images: dict[tuple[str, str], Placed] = {}
+    loose: dict[str, tuple[str, Placed]] = {}
     extents: dict[int, dict[str, _Extent]] = {}
     legibility, faces = _Legibility(), _Faces()
     codes: dict[str, tuple[float, int]] = {}  # by card: its QR code of the smallest modules
-    for page in document.pages:
+    code_boxes: dict[str, Placed] = {}
+    for index, page in enumerate(document.pages):
         texts: dict[int, _Context] = {}  # each text box of a card, by id, with its context
         for box, context in _walk(page._page_box, _Context()):
             if type(box).__name__ == "TextBox":
-                faces.read(box, context)
+                faces.read(box, context, index)
             code = _qr_module(box)
             if code is not None and code < codes.get(context.source, (math.inf, 0)):
                 codes[context.source] = code
+                code_boxes[context.source] = (index, _ink(box))
             if not context.source:
                 continue
             kind = type(box).__name__
             if kind == "TextBox" and box.text.strip() or _is_icon(box):
                 texts[id(box)] = context
                 if context.bottom is None:
-                    loose.setdefault(context.source, getattr(box, "text", ":icon:").strip())
+                    loose.setdefault(context.source, (getattr(box, "text", ":icon:").strip(),
+                                                      (index, _ink(box))))
                     continue
                 field = _field_name(box, context)
                 top, bottom = box.position_y, box.position_y + box.height
@@ -844,28 +892,32 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
                     field, _Extent(top, bottom))
                 extent.top, extent.bottom = min(extent.top, top), max(extent.bottom, bottom)
                 if kind != "TextBox":
-                    legibility.icon(box, context)
+                    legibility.icon(box, context, index)
                 amount, edge = _overflow_mm(box, context)
                 key = (context.source, field)
-                if amount > TOLERANCE_MM and amount > worst.get(key, (0, "", 0))[0]:
-                    worst[key] = (amount, edge, context.container)
+                if amount > TOLERANCE_MM:
+                    _spread(spread, key, index, context.kept_in(), _ink(box))
+                    if amount > worst.get(key, (0, "", 0))[0]:
+                        worst[key] = (amount, edge, context.container)
             elif kind in ("InlineReplacedBox", "BlockReplacedBox"):
                 dpi = _dpi(box)
                 if dpi is not None and dpi < min_dpi:
                     key = (context.source, box.element.get("src", ""))
                     coarse[key] = min(dpi, coarse.get(key, dpi))
-        legibility.read(page._page_box, texts)
+                    _spread(images, key, index, _ink(box))
+        legibility.read(page._page_box, texts, index)
     found = []
     for (source, field), (amount, edge, container) in sorted(worst.items()):
         pushed = _pushed(field, extents.get(container, {})) if edge == "bottom" else ""
         found.append(Found("E070", f"{_subject(source)}: '{field}' runs {amount:.1f} mm past "
-                           f"its box ({edge} edge){pushed}", source))
+                           f"its box ({edge} edge){pushed}", source,
+                           box=_mm(spread[source, field])))
     for (source, src), dpi in sorted(coarse.items()):
         found.append(Found("E071", f"{_subject(source)}: image '{src}' prints at {dpi:.0f} dpi, "
-                           f"below {min_dpi:.0f}", source))
-    for source, text in sorted(loose.items()):
+                           f"below {min_dpi:.0f}", source, box=_mm(images[source, src])))
+    for source, (text, placed) in sorted(loose.items()):
         found.append(Found("W072", "text in no .safe or data-box box, so not checked for "
-                           f"overflow (first: '{_short(text)}')", source))
+                           f"overflow (first: '{_short(text)}')", source, box=_mm(placed)))
     for source, (module, modules) in sorted(codes.items()):
         if module < QR_MODULE_MM:
             subject = f"{_subject(source)}: a" if source else "A"
@@ -873,7 +925,8 @@ def measure(document: Any, min_dpi: float) -> list[Found]:
             needed = _tenths_up(QR_MODULE_MM * (modules + 2 * QUIET_ZONE))
             found.append(Found("W088", f"{subject} QR code of {modules} modules prints them "
                                f"{shown:.2f} mm wide, below {QR_MODULE_MM:g} mm: print it at "
-                               f"least {needed:.1f} mm wide, or give it a shorter text", source))
+                               f"least {needed:.1f} mm wide, or give it a shorter text", source,
+                               box=_mm(code_boxes[source])))
     return found + legibility.found(told=set(worst)) + faces.found()
 
 
@@ -1125,23 +1178,27 @@ def _over(top: tuple[float, ...], alpha: float,
 
 
 class _Legibility:
-    """The worst readability problem of each field of each card, of each kind."""
+    """The worst readability problem of each field of each card, of each kind, and the union
+    of the boxes of the field's texts that have it (`boxes`, by kind, card and field)."""
 
     def __init__(self) -> None:
         self.faint: dict[tuple[str, str], tuple[float, float, str, str]] = {}
         self.small: dict[tuple[str, str], tuple[float, float]] = {}
         self.outside: dict[tuple[str, str], tuple[float, str]] = {}  # by edge, or by shape
+        self.boxes: dict[tuple[str, str, str], Placed] = {}
 
-    def read(self, page: Any, texts: dict[int, _Context]) -> None:
-        """Check every text of a page that belongs to a card, against what is beneath it."""
+    def read(self, page: Any, texts: dict[int, _Context], index: int) -> None:
+        """Check every text of a page (the part's `index`th) that belongs to a card, against
+        what is beneath it."""
         paints: list[_Paint] = []
         for item in _painting(page):
             if isinstance(item, _Paint):
                 paints.append(item)
             elif id(item[0]) in texts:
-                self._text(*item, texts[id(item[0])], paints)
+                self._text(*item, texts[id(item[0])], paints, index)
 
-    def _text(self, text: Any, opacity: float, context: _Context, paints: list[_Paint]) -> None:
+    def _text(self, text: Any, opacity: float, context: _Context, paints: list[_Paint],
+              index: int) -> None:
         style = text.style
         color = style["color"]
         alpha = color.alpha * opacity
@@ -1150,13 +1207,12 @@ class _Legibility:
         key = (context.source, _field_name(text, context))
         size = style["font_size"]
         minimum = _length_px(style, "__pnp_min_text")
-        if minimum is not None and round(size, 3) < round(minimum, 3) and (
-                size < self.small.get(key, (size + 1, 0))[0]):
-            self.small[key] = (size, minimum)
-        top = text.position_y + text.baseline - EM_TOP * size
-        bottom = text.position_y + text.baseline + DESCENDER_EM * size
-        ink = (text.position_x, top, text.position_x + text.width, bottom)
-        self._within_safe(key, ink, context)
+        ink = _ink(text)
+        if minimum is not None and round(size, 3) < round(minimum, 3):
+            _spread(self.boxes, ("small", *key), index, ink)
+            if size < self.small.get(key, (size + 1, 0))[0]:
+                self.small[key] = (size, minimum)
+        self._within_safe(key, ink, context, index)
         below = _backdrop(paints, (ink[0] + ink[2]) / 2, (ink[1] + ink[3]) / 2)
         if below is None:
             return
@@ -1165,31 +1221,32 @@ class _Legibility:
         points = size * PT_PER_PX
         large = points >= LARGE_PT or (points >= LARGE_BOLD_PT and style["font_weight"] >= 700)
         need = LARGE_CONTRAST if large else CONTRAST
-        if ratio < need and ratio < self.faint.get(key, (need, 0, "", ""))[0]:
-            self.faint[key] = (ratio, need, to_hex(shown), to_hex(below))
+        if ratio < need:
+            _spread(self.boxes, ("faint", *key), index, ink)
+            if ratio < self.faint.get(key, (need, 0, "", ""))[0]:
+                self.faint[key] = (ratio, need, to_hex(shown), to_hex(below))
 
-    def icon(self, box: Any, context: _Context) -> None:
+    def icon(self, box: Any, context: _Context, index: int) -> None:
         """Check an icon drawn in text keeps to the safe zone, as its text must."""
-        left, top = box.content_box_x(), box.content_box_y()
-        self._within_safe((context.source, _field_name(box, context)),
-                          (left, top, left + box.width, top + box.height), context)
+        self._within_safe((context.source, _field_name(box, context)), _ink(box), context,
+                          index)
 
-    def _within_safe(self, key: tuple[str, str], ink: tuple[float, float, float, float],
-                     context: _Context) -> None:
+    def _within_safe(self, key: tuple[str, str], ink: Rect, context: _Context,
+                     index: int) -> None:
         """Keep how far ink reaches outside its card's safe zone, the worst of each field."""
         if context.safe is None or context.bottom is None:  # else told as W072
             return
         if context.zone is not None:
-            amount = context.zone.outside(ink)
-            if amount > TOLERANCE_MM and amount > self.outside.get(key, (0, ""))[0]:
-                self.outside[key] = (amount, _named(context.zone.shape))
-            return
-        amount, edge = max((context.safe[0] - ink[0], "left"), (ink[2] - context.safe[2],
-                           "right"), (context.safe[1] - ink[1], "top"),
-                           (ink[3] - context.safe[3], "bottom"))
-        amount /= PX_PER_MM
-        if amount > TOLERANCE_MM and amount > self.outside.get(key, (0, ""))[0]:
-            self.outside[key] = (amount, edge)
+            amount, edge = context.zone.outside(ink), _named(context.zone.shape)
+        else:
+            amount, edge = max((context.safe[0] - ink[0], "left"), (ink[2] - context.safe[2],
+                               "right"), (context.safe[1] - ink[1], "top"),
+                               (ink[3] - context.safe[3], "bottom"))
+            amount /= PX_PER_MM
+        if amount > TOLERANCE_MM:
+            _spread(self.boxes, ("outside", *key), index, ink)
+            if amount > self.outside.get(key, (0, ""))[0]:
+                self.outside[key] = (amount, edge)
 
     def found(self, told: set[tuple[str, str]]) -> list[Found]:
         """One finding per card, field and problem, the worst instance of it; a field `told`
@@ -1200,20 +1257,22 @@ class _Legibility:
                 continue
             found.append(Found("W076", f"{_subject(source)}: '{field}' is {shown} on {below}, "
                                f"contrast {math.floor(ratio * 10) / 10:.1f}:1, below {need:g}:1 "
-                               "(WCAG AA)", source))
+                               "(WCAG AA)", source, box=_mm(self.boxes["faint", source, field])))
         for (source, field), (size, minimum) in sorted(self.small.items()):
             found.append(Found("W077", f"{_subject(source)}: '{field}' is set in "
                                f"{size * PT_PER_PX:.1f} pt, below the "
-                               f"{minimum * PT_PER_PX:g} pt minimum", source))
+                               f"{minimum * PT_PER_PX:g} pt minimum", source,
+                               box=_mm(self.boxes["small", source, field])))
         for (source, field), (amount, edge) in sorted(self.outside.items()):
             if (source, field) in told:
                 continue
+            box = _mm(self.boxes["outside", source, field])
             if edge in EDGES:
                 found.append(Found("W078", f"{_subject(source)}: '{field}' lies {amount:.1f} mm "
-                                   f"outside the safe zone ({edge} edge)", source))
+                                   f"outside the safe zone ({edge} edge)", source, box=box))
             else:  # a shape's edge is its cut line: text past it is cut off
                 found.append(Found("E070", f"{_subject(source)}: '{field}' runs {amount:.1f} mm "
-                                   f"outside the safe zone of its {edge}", source))
+                                   f"outside the safe zone of its {edge}", source, box=box))
         return found
 
 
@@ -1242,10 +1301,12 @@ class _Faces:
     of its own (W079): per card and field, elsewhere per family, the first text quoted."""
 
     def __init__(self) -> None:
-        self.missing: dict[tuple[str, str], tuple[str, str]] = {}  # by (card, field): source
+        # by (card, field): the message, its card and the box of the text it quotes
+        self.missing: dict[tuple[str, str], tuple[str, str, Placed]] = {}
 
-    def read(self, text: Any, context: _Context) -> None:
-        """Check the faces a text box asking for italic or bold was drawn in."""
+    def read(self, text: Any, context: _Context, index: int) -> None:
+        """Check the faces a text box (on the part's `index`th page) asking for italic or bold
+        was drawn in."""
         style = text.style
         italic = style["font_style"] != "normal" and not is_cjk_language(style["lang"] or "")
         bold = style["font_weight"] >= BOLD
@@ -1263,12 +1324,13 @@ class _Faces:
                 else:
                     key = ("", told)
                     message = f"'{_short(' '.join(text.text.split()))}' {told}"
-                self.missing.setdefault(key, (message, context.source))
+                self.missing.setdefault(key, (message, context.source, (index, _ink(text))))
 
     def found(self) -> list[Found]:
-        """One finding per card and field, or per family and face for other text."""
-        return [Found("W079", message, source)
-                for _, (message, source) in sorted(self.missing.items())]
+        """One finding per card and field, or per family and face for other text, with the
+        box of the first text it was found in."""
+        return [Found("W079", message, source, box=_mm(placed))
+                for _, (message, source, placed) in sorted(self.missing.items())]
 
 
 def _runs(text: Any) -> Iterator[tuple[str, str, int, bool]]:

@@ -309,7 +309,7 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
         pages = meta["pages"]
         if type(pages) is not int or pages < 0:
             raise ValueError("pages")
-        found = [Found(*entry) for entry in meta["found"]]
+        found = [_found(entry) for entry in meta["found"]]
         if not all(item.code in CODES and type(item.line) is int and all(isinstance(text, str)
                    for text in (item.message, item.source, item.path)) for item in found):
             raise ValueError("found")
@@ -329,7 +329,7 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
         shrunk = [(str(source), str(name), float(points))
                   for source, name, points in meta.get("shrunk", [])]
         on_pages = [*anchors.values(), *(link.page for link in links),
-                    *(face.page for face in faces)]
+                    *(face.page for face in faces), *(item.box[0] for item in found if item.box)]
         if not all(type(page) is int and 0 <= page < pages for page in on_pages):
             raise ValueError("a page out of range")
         if any(len(box) != 4 for face in faces for box in (face.box, face.clip)) or any(
@@ -340,6 +340,17 @@ def _laid_out(meta: dict[str, Any], pdf: bytes) -> LaidOut | None:
     if any(stamp_or_none(Path(path)) != (path, size, mtime) for path, size, mtime in files):
         return None
     return LaidOut(pdf, pages, found, files, anchors, links, faces, shrunk=shrunk)
+
+
+def _found(entry: list[Any]) -> Found:
+    """A finding as a record keeps it (a record of an older pnp has no box, or no line), its
+    box a tuple again: (page, left, top, right, bottom), or empty."""
+    found = Found(*entry)
+    box = tuple(found.box)
+    if box and (len(box) != 5 or type(box[0]) is not int or not all(
+            type(value) is float for value in box[1:])):
+        raise ValueError("a finding's box")
+    return found._replace(box=box)
 
 
 def stamp_or_none(path: Path) -> tuple[str, int, int] | None:

@@ -198,13 +198,16 @@ class Part:
 
 class Found(NamedTuple):
     """A problem seen while laying out a part, before it is located: on a card (its id, or
-    `back:<id>`), at a file and line, or else at the part's origin."""
+    `back:<id>`), at a file and line, or else at the part's origin; and the box on the page it
+    is about, when it has one: (page, left, top, right, bottom), the page's index in the part
+    and the rectangle in mm from that page's top left corner (empty: the whole part)."""
 
     code: str
     message: str
     source: str = ""
     path: str = ""
     line: int = 0
+    box: tuple[float, ...] = ()
 
     @property
     def error(self) -> bool:

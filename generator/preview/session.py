@@ -333,23 +333,23 @@ class Preview:
                                                    else written) if side == "front" else "",
                                     tuple(own))
                     key = job.faces.keys.get(face) if face is not None else None
+                    boxed = self._boxes(laid[key], key, game) if key is not None else ()
+                    told = {(item.code, item.message, item.path, item.line) for item in boxed}
+                    shown = tuple(item for item in own if (
+                        item.code, item.message, item.path, item.line) not in told) + boxed
                     if face is None or key is None or not laid[key].pdf:
-                        last = self.views.get(ident)
+                        last = self.views.get(ident)  # its findings' boxes drawn on it
                         if last is not None:
                             self.cache.recent[0].add(last.image)  # kept while it is shown
-                        views.append(replace(last or base, stale=True, findings=tuple(own),
+                        views.append(replace(last or base, stale=True, findings=shown,
                                              copies=base.copies, name=base.name,
                                              where=base.where))
                         continue
                     part = laid[key]
-                    boxed = self._boxes(part, key, game)
-                    told = {(item.code, item.message, item.path, item.line) for item in boxed}
                     views.append(replace(base, tag=face.tag, stale=False,
                                          image=self._picture(part, key, size.width,
                                                              size.height, geometry.bleed),
-                                         findings=tuple(item for item in own if (
-                                             item.code, item.message, item.path, item.line)
-                                             not in told) + boxed))
+                                         findings=shown))
         loose = tuple(finding for found in placed.values() for finding in found)
         return tuple(views), loose
 
