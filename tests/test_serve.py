@@ -158,7 +158,7 @@ def test_ctrl_c_stops_it_and_its_workers(tmp_path: Path) -> None:
     serving = Serving(cards, "mini", "--host", "0.0.0.0")
     try:
         assert serving.lines[0] == (
-            "pnp: pnp serve: warning: serving on 0.0.0.0, not this machine alone: anyone who "
+            "pnp: warning: serving on 0.0.0.0, not this machine alone: anyone who "
             "can reach it and has the address with its token sees the game")
         serving.ready()
         assert serving.get("/api/state", host=f"192.0.2.7:{serving.port}")[0] == 200
@@ -167,7 +167,7 @@ def test_ctrl_c_stops_it_and_its_workers(tmp_path: Path) -> None:
         started = time.monotonic()
         assert serving.stop() == 0
         assert time.monotonic() - started < 5
-        assert serving.lines[-1] == "pnp: pnp serve: stopped"
+        assert serving.lines[-1] == "pnp: serve: stopped"
         assert not any("Traceback" in line for line in serving.lines), serving.lines
         deadline = time.monotonic() + 5
         while serving.group_alive() and time.monotonic() < deadline:

@@ -33,7 +33,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     [language] = asked_languages(args, cards / name)[:1]
     host = args.host or "127.0.0.1"
     if host not in LOCAL:
-        progress(f"pnp serve: warning: serving on {host}, not this machine alone: anyone who "
+        progress(f"warning: serving on {host}, not this machine alone: anyone who "
                  "can reach it and has the address with its token sees the game")
     try:
         sock = web.listen(host, args.port)
@@ -56,7 +56,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             lambda: server.should_exit or stop.is_set(), port if host in EVERY else None))
         keeper = threading.Thread(target=follow, name="pnp-serve-follow", daemon=True, args=(
             preview, [cards / name, TEMPLATES_DIR, FONTS_DIR], out, stop))
-        progress(f"pnp serve: {name} at {address} (Ctrl-C stops)")
+        progress(f"serving {name} at {address} (Ctrl-C stops)")
         keeper.start()
         if args.open:
             webbrowser.open(address)
@@ -68,7 +68,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             stop.set()
             keeper.join(timeout=30)
             sock.close()
-    progress("pnp serve: stopped")
+    progress("serve: stopped")
     return EXIT_OK
 
 

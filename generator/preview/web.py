@@ -24,7 +24,7 @@ from .session import Preview, Snapshot
 STATIC = ("index.html", "app.js", "app.css")  # the page's own files, in generator/preview/static
 TYPES = {"html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
          "css": "text/css; charset=utf-8"}
-POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
           "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 QUIET = 15.0  # seconds between the comments that keep an idle event stream open
 
