@@ -576,8 +576,10 @@ def html_to_pdf(html: str, base_dir: Path, allowed_files: Iterable[Path] = ()) -
 
 
 def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
-           write: bool = True, max_bytes: int = DEFAULT_LIMITS.file_bytes) -> LaidOut:
-    """Lay out, measure and (when `write` and nothing is an error) write one part, its fonts
+           write: bool = True, max_bytes: int = DEFAULT_LIMITS.file_bytes,
+           drafts: bool = False) -> LaidOut:
+    """Lay out, measure and (when `write` and nothing is an error, or in `drafts` whatever
+    was found: pnp serve draws a draft with its problems outlined) write one part, its fonts
     cut down to its own characters first; no file of the pack larger than `max_bytes` is
     read. Runs in a worker process."""
     started = time.perf_counter()
@@ -591,8 +593,9 @@ def render(html: str, base_dir: Path, fonts: list[Path], min_dpi: float,
         if document is None:
             return LaidOut(b"", 0, found, [], {}, [], [], time.perf_counter() - started)
         found += measure(document, min_dpi)
-        data = write_pdf(document, found, html, cuts.given) if write and not _errors(found) else b""
-        return LaidOut(b"" if _errors(found) else data, len(document.pages), found,
+        kept = write and (drafts or not _errors(found))
+        data = write_pdf(document, found, html, cuts.given) if kept else b""
+        return LaidOut(data, len(document.pages), found,
                        [stamp(path) for path in sorted(served)], _anchors(document),
                        _links(document), placements(document), time.perf_counter() - started,
                        [(item.source, item.field, item.points) for item in shrunk])

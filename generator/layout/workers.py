@@ -142,11 +142,11 @@ class Workers:
                 for _ in range(os.cpu_count() or 1)]  # as many as start() made
 
     def submit(self, htmls: list[str], base_dir: Path, fonts: list[Path], min_dpi: float,
-               write: bool = True, max_bytes: int = DEFAULT_LIMITS.file_bytes
-               ) -> Callable[[], list[LaidOut]]:
+               write: bool = True, max_bytes: int = DEFAULT_LIMITS.file_bytes,
+               drafts: bool = False) -> Callable[[], list[LaidOut]]:
         """Start laying out parts, the longest first; the call returned waits for them and
         gives them in the order given."""
-        jobs = [(html, base_dir, fonts, min_dpi, write, max_bytes) for html in htmls]
+        jobs = [(html, base_dir, fonts, min_dpi, write, max_bytes, drafts) for html in htmls]
         if self._pool is None and len(jobs) > 1:
             layout.preload()  # imported once, before the processes fork
             self.start()
@@ -158,7 +158,8 @@ class Workers:
             futures = {i: self._pool.submit(layout.render, *jobs[i]) for i in order}
         except BrokenProcessPool:  # a process died since the last build: start new ones
             self.stop()
-            return self.start().submit(htmls, base_dir, fonts, min_dpi, write, max_bytes)
+            return self.start().submit(htmls, base_dir, fonts, min_dpi, write, max_bytes,
+                                       drafts)
 
         def results() -> list[LaidOut]:
             try:

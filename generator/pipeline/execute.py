@@ -58,8 +58,9 @@ class Executor:
 
     def __init__(self, root: Path, fonts: FontRegistry, cache: PartCache, workers: Workers,
                  write: bool = True, keep_workers: bool = False,
-                 max_bytes: int = DEFAULT_LIMITS.file_bytes):
+                 max_bytes: int = DEFAULT_LIMITS.file_bytes, drafts: bool = False):
         self.root, self.fonts, self.cache, self.write = root, fonts, cache, write
+        self.drafts = drafts  # a part with an error written all the same (pnp serve)
         self.max_bytes = max_bytes  # the largest file of the pack a page may read
         self.workers, self.keep_workers = workers, keep_workers
         self.done: dict[str, LaidOut] = {}
@@ -84,7 +85,8 @@ class Executor:
             return
         self.anew.update(todo)
         results = self.workers.submit([part.html for part in todo.values()], self.root,
-                                      self.fonts.files(), MIN_DPI, self.write, self.max_bytes)
+                                      self.fonts.files(), MIN_DPI, self.write, self.max_bytes,
+                                      self.drafts)
 
         def finish() -> None:
             for key, laid in zip(todo, results(), strict=True):

@@ -73,8 +73,10 @@ class Shown:
 class FaceView:
     """One distinct face or back as the page shows it: which it is (`ident`, stable across
     edits), its card, its picture (a name for its bytes; '' before one was drawn), whether
-    that picture is older than the pack (a mistake keeps the last good one), its size, bleed
-    and safe zone and cut outline in mm, the text a search finds it by, and its findings."""
+    that picture is older than the pack (a mistake in its data keeps the last good one) or a
+    draft (laid out as it is now, with an error on the page such as text past its box, which
+    its findings outline), its size, bleed and safe zone and cut outline in mm, the text a
+    search finds it by, and its findings."""
 
     ident: str
     deck: str
@@ -93,6 +95,7 @@ class FaceView:
     cut: tuple[tuple[float, float], ...]
     text: str
     findings: tuple[Shown, ...] = ()
+    draft: bool = False
 
 
 @dataclass(frozen=True)
@@ -244,7 +247,8 @@ class Preview:
                 busy="", changed=(), seconds=time.perf_counter() - started))
         checked.job.faces_per_part = 1
         executor = Executor(checked.game.root, checked.job.fonts, self.cache, self.workers,
-                            keep_workers=True, max_bytes=checked.game.spec.limits.file_bytes)
+                            keep_workers=True, max_bytes=checked.game.spec.limits.file_bytes,
+                            drafts=True)
         faces = checked.job.faces
         face_parts = faces.parts_of([deck.spec.id for deck in checked.job.decks])
         executor.start(face_parts)
@@ -258,12 +262,25 @@ class Preview:
             "assembling the outputs", tuple(view.ident for view in views
                                             if self.views.get(view.ident) != view),
             time.perf_counter() - started))
-        self.views = {view.ident: view for view in views if view.image}  # stale: the last good
+        self.views = self._last_good(views)
         outputs = self._outputs(checked, executor)
         self.cache.keep_only()
         self._publish(replace(self.snapshot, version=self.snapshot.version + 1,
                               outputs=outputs, busy="", changed=()))
         return self._since_edition(checked, executor)
+
+    def _last_good(self, views: tuple[FaceView, ...]) -> dict[str, FaceView]:
+        """Each face's last good view, which a mistake in its data shows stale: this one
+        unless it is a draft, whose last good picture is kept in memory meanwhile."""
+        good = {}
+        for view in views:
+            last = self.views.get(view.ident)
+            if view.draft and last is not None:
+                self.cache.recent[0].add(last.image)
+                good[view.ident] = last
+            elif view.image and not view.draft:
+                good[view.ident] = view
+        return good
 
     def _publish(self, snapshot: Snapshot) -> Snapshot:
         """Make a snapshot, with the changes since the last edition, the one the page shows,
@@ -349,7 +366,8 @@ class Preview:
                     views.append(replace(base, tag=face.tag, stale=False,
                                          image=self._picture(part, key, size.width,
                                                              size.height, geometry.bleed),
-                                         findings=shown))
+                                         findings=shown,
+                                         draft=any(found.error for found in part.found)))
         loose = tuple(finding for found in placed.values() for finding in found)
         return tuple(views), loose
 

@@ -72,6 +72,7 @@ function faceFigure(face) {
   const caption = element("figcaption");
   caption.append(element("span", { class: "name" }, face.name),
                  element("span", { class: "badge-stale", title: "the pack has a mistake here: this is the last good picture" }, "stale"),
+                 element("span", { class: "badge-draft", title: "laid out as it is now, with errors: the outlines show where" }, "errors"),
                  element("br"),
                  element("span", { class: "meta" },
                          `${face.deck} · ${face.side === "back" ? "back " : ""}${face.card} · ×${face.copies}` +
@@ -83,6 +84,7 @@ function faceFigure(face) {
     figure.append(list);
   }
   figure.classList.toggle("stale", face.stale);
+  figure.classList.toggle("draft", face.draft);
   figure.classList.toggle("has-findings", face.findings.length > 0);
   return figure;
 }
