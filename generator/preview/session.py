@@ -24,6 +24,7 @@ from ..check.validate import renderable
 from ..layout.workers import Workers
 from ..outputs.base import Document, Job, OutputKind, language_name, translation
 from ..pack.load import Deck, Game
+from ..pack.yamlfile import keep_parsed
 from ..pdf.raster import draw, draw_page, page_count
 from ..pipeline.build import Checked, check, finished, labelled, localized, plan, reported, run
 from ..pipeline.build import sites as card_sites
@@ -454,6 +455,7 @@ def follow(preview: Preview, folders: list[Path], out_root: Path | None,
     changes, until `stop` is set; a problem is told, and the last good pictures stand."""
     from ..pipeline.watch import POLL, Files
 
+    keep_parsed()
     files, changed = Files(folders, out_root), True
     while not stop.is_set():
         if changed:
