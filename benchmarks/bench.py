@@ -9,6 +9,7 @@ change, and a synthetic pack of 10x and of 2,000 cards for scaling and peak memo
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
 import os
@@ -22,10 +23,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from generator import CARDS_DIR, DEFAULT_GAME, PROJECT_ROOT
 
 WATCHED_EDITS = 5  # one-card edits timed in `pnp watch`
+SERVED_EDITS = 7  # one-card edits timed in `pnp serve`
 SAME_RUNS = 5  # builds with nothing changed, of which the median is given
 # The goals (issue 29), each printed beside its figure.
 GOAL_TEST, GOAL_TEST_CPU, GOAL_FAST = 180.0, 330.0, 60.0  # s wall, CPU-s, s wall
@@ -33,6 +36,7 @@ GOAL_CHROMIUM = 0.6  # a cold build's time over headless Chromium's on the same 
 GOAL_SAME, GOAL_EDIT, GOAL_WATCH = 0.10, 1.0, 0.4  # s: nothing changed, one card, in watch
 GOAL_SCALING, GOAL_PEAK = 10.0, 300.0  # 2,000 cards over 200 cards; MB for 2,000 cards
 GOAL_CMYK = 30.0  # s: the CMYK print-shop export from a current build (issue 31)
+GOAL_SERVE, GOAL_SERVE_COLD = 0.5, 30.0  # s: one card's edit to its new image; every face
 
 
 def against(figure: float, goal: float, unit: str = "s") -> str:
@@ -209,6 +213,98 @@ def _watched(game: str, cards: Path, out: Path, deck: Path,
         watching.wait(timeout=60)
 
 
+class _Served:
+    """A `pnp serve` of a game, read as its page reads it: Server-Sent Events tell of each
+    new snapshot, the state and the pictures are fetched over HTTP."""
+
+    def __init__(self, game: str, cards: Path) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "generator.cli", "--cards",
+                                         str(cards), "serve", game, "--port", "0"],
+                                        stderr=subprocess.PIPE, text=True)
+        said = self.process.stderr.readline() if self.process.stderr else ""
+        found = re.search(r"http://\S+", said)
+        if found is None:
+            self.process.kill()
+            raise RuntimeError(f"pnp serve did not start: {said}")
+        address = urlsplit(found.group())
+        self.host, self.port, self.token = address.hostname or "", address.port, address.query
+        for _ in range(600):  # the address is told before the server listens
+            events = http.client.HTTPConnection(self.host, self.port, timeout=120)
+            try:
+                events.request("GET", f"/events?{self.token}")
+                break
+            except ConnectionRefusedError:
+                time.sleep(0.05)
+        self.events = events.getresponse()
+
+    def update(self) -> dict:
+        """The next snapshot the server tells of: its version, what is busy, what changed."""
+        while True:
+            line = self.events.readline().decode()
+            if not line:
+                raise RuntimeError("pnp serve stopped telling")
+            if line.startswith("data: "):
+                return json.loads(line.removeprefix("data: "))
+
+    def get(self, path: str) -> bytes:
+        """What the server answers at a path (a connection of its own: an idle one is closed)."""
+        asking = http.client.HTTPConnection(self.host, self.port, timeout=120)
+        asking.request("GET", f"{path}?{self.token}")
+        answer = asking.getresponse()
+        data = answer.read()
+        asking.close()
+        if answer.status != 200:
+            raise RuntimeError(f"pnp serve answered {answer.status} at {path}")
+        return data
+
+    def images(self) -> dict[str, str]:
+        """The name of each face's picture, by the face."""
+        state = json.loads(self.get("/api/state"))
+        return {face["ident"]: face["image"] for face in state["faces"]}
+
+    def settled(self) -> None:
+        """Wait until every output is made."""
+        while self.update()["busy"]:
+            pass
+
+    def stop(self) -> None:
+        """Ctrl-C."""
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=60)
+
+
+def _served(game: str, cards: Path, deck: Path, ident: str,
+            edits: list[tuple[str, str]]) -> tuple[float, list[float]]:
+    """Seconds from starting `pnp serve` to every face's picture, and from saving each edit
+    of the card `ident` (deck/card) to its new picture's bytes received, each edit made once
+    the last one's outputs are made."""
+    began = time.perf_counter()
+    served = _Served(game, cards)
+    try:
+        while served.update()["version"] < 1:  # the faces drawn, the outputs not yet made
+            pass
+        images = served.images()
+        assert all(images.values()), "a face has no picture"
+        cold = time.perf_counter() - began
+        served.settled()
+        timings = []
+        for old, new in edits:
+            source = deck.read_text(encoding="utf-8")
+            began = time.perf_counter()
+            deck.write_text(source.replace(old, new, 1), encoding="utf-8")
+            while ident not in served.update()["changed"]:
+                pass
+            image = served.images()[ident]
+            assert image != images[ident], f"{ident} was not drawn anew"
+            served.get(f"/image/{image}.png")
+            timings.append(time.perf_counter() - began)
+            images[ident] = image
+            served.settled()
+        return cold, timings
+    finally:
+        served.stop()
+
+
 def _synthetic(cards: Path, copies: int) -> str:
     """The default game grown to about `copies` cards, its largest deck repeated with new ids;
     without its rulebook, dice, tuck boxes and component list (whose counts no longer hold:
@@ -242,10 +338,10 @@ def _synthetic(cards: Path, copies: int) -> str:
     return name
 
 
-def _edits(cards: Path, game: str) -> tuple[Path, list[tuple[str, str]]]:
+def _edits(cards: Path, game: str) -> tuple[Path, str, list[tuple[str, str]]]:
     """Two one-card edits to the first card of the first deck, as (old, new) text in its file:
     its name with a letter it already has, then with a character new to the pack (but in its
-    body font)."""
+    body font); and the card as `pnp serve` names its face (deck/card)."""
     from generator.pack.load import load_game
     from generator.text.fonts import load_fonts
 
@@ -256,8 +352,9 @@ def _edits(cards: Path, game: str) -> tuple[Path, list[tuple[str, str]]]:
     have = load_fonts().characters(loaded.spec.fonts["body"])
     new = next(chr(code) for code in range(0x4E00, 0x9FFF)
                if code in have and chr(code) not in text)
-    return loaded.decks[0].path, [(f"name: {card.name}", f"name: {card.name}{card.name[0]}"),
-                                  (f"name: {card.name}{card.name[0]}", f"name: {card.name}{new}")]
+    return loaded.decks[0].path, f"{loaded.decks[0].spec.id}/{card.id}", [
+        (f"name: {card.name}", f"name: {card.name}{card.name[0]}"),
+        (f"name: {card.name}{card.name[0]}", f"name: {card.name}{new}")]
 
 
 def _pss(pid: int) -> float:
@@ -341,7 +438,7 @@ def main() -> None:
                                  for _ in range(SAME_RUNS))  # a figure this small is noisy
         print(f"  nothing changed: {against(same, GOAL_SAME)} (median of {SAME_RUNS}; no "
               "layout, WeasyPrint not imported)")
-        deck, edits = _edits(cards, DEFAULT_GAME)
+        deck, ident, edits = _edits(cards, DEFAULT_GAME)
         for (old, new), what in zip(edits, ("one card's name",
                                             "one card's name, with a character new to the pack"),
                                     strict=True):
@@ -360,6 +457,14 @@ def main() -> None:
             print(f"    {seconds:.2f} s ({said})")
         median = statistics.median(seconds for seconds, _ in timings)
         print(f"    median {against(median, GOAL_WATCH)}")
+        names = [names[-1]] + [f"name: {base}{index}" for index in range(SERVED_EDITS)]
+        cold_serve, timings_served = _served(DEFAULT_GAME, cards, deck, ident,
+                                             list(itertools.pairwise(names)))
+        print(f"\n`pnp serve`:\n  cold start to every face: {against(cold_serve, GOAL_SERVE_COLD)}"
+              f"\n  one card's edit to its new image, {SERVED_EDITS} edits of that card's name, "
+              "from saving the file to the image's bytes received over HTTP:\n    "
+              + ", ".join(f"{seconds:.2f}" for seconds in timings_served) + " s\n    median "
+              + against(statistics.median(timings_served), GOAL_SERVE))
         _exports(DEFAULT_GAME, cards, out, deck)
         _reprints(DEFAULT_GAME, cards, out)
         sizes = {copies: _sampled_build(_synthetic(cards, copies), cards, out)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from generator.check.findings import PackError
+from generator.pack import yamlfile
 from generator.pack.yamlfile import MAPPING_HINT
 from generator.pipeline.build import check
 
@@ -166,3 +167,28 @@ def test_game_tables_quote_the_rules_too(packs: Path) -> None:
          'tables:\n  kinds:\n    fire: {text: "消耗 {fire.cost} 点"}\ndecks:\n')
     game = check("mini", packs).game
     assert game.spec.tables["kinds"]["fire"]["text"] == "消耗 3 点"
+
+
+def test_a_pack_read_again_with_its_yaml_kept_finds_the_same(
+        packs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pnp serve and pnp watch keep what they parse: a file read again is not parsed again,
+    # yet every finding and line is as a fresh read gives, and each read has its own data
+    spells = packs / "mini" / "spells.yaml"
+    edit(spells, "  cost: 2\n", "  cost: 2\n  cost: 4\n")  # a key twice: E003, at its line
+    edit(packs / "mini" / "game.yaml", "version: t1", "version: [t1")  # YAML syntax: E002
+    fresh = _messages(packs)
+    monkeypatch.setattr(yamlfile, "_kept", None)
+    yamlfile.keep_parsed()
+    assert _messages(packs) == _messages(packs) == fresh
+    edit(packs / "mini" / "game.yaml", "version: [t1", "version: t1")
+    data = yamlfile.read_yaml(spells, [])
+    data[0]["name"] = "changed by its reader"
+    again: list = []
+    assert yamlfile.read_yaml(spells, again)[0]["name"] == "火球术"
+    assert [str(finding) for finding in again] == [
+        f"{spells}:11: error: E003: duplicate key 'cost'"]
+    checked = check("mini", packs)
+    assert [str(f) for f in checked.findings] == [str(f) for f in again]
+    assert [line for _, line in checked.game.decks[0].located()] == [1, 8, 13]
+    edit(spells, "  cost: 4\n", "")  # the file changed: parsed anew
+    assert check("mini", packs).findings == []

@@ -14,7 +14,7 @@ from ..pack.files import FileRefused, inside, pack_bytes, read_text
 from ..pack.images import image_problem
 from ..pack.load import Deck, Game, Text
 from ..pack.rules import RuleError, lookup, match_rules
-from ..pack.schema import Limits
+from ..pack.schema import CardBase, Limits
 from ..pack.yamlfile import line_of
 from ..plan.geometry import Geometry
 from ..plan.render import Renderer, template_exists, template_problem
@@ -117,18 +117,24 @@ def _check_faces(game: Game, geometry: Geometry, renderer: Renderer) -> Iterator
     """Render every card's face and back that can be: a template that fails is an error at
     the card's line."""
     for deck in game.decks:
-        if deck.spec.size not in geometry.sizes or not template_exists(
-                game, f"cards/{deck.spec.template}.html.j2"):
-            continue
-        for card, line in deck.located():
-            back = card.back or deck.spec.back
-            if back is not None and (back not in game.spec.backs or not template_exists(
-                    game, f"cards/{game.spec.backs[back].template}.html.j2")):
-                continue
+        for card, line in renderable(game, geometry, deck):
             try:
                 renderer.back(deck, card, renderer.face(deck, card, line))
             except PackError as exc:
                 yield from exc.findings
+
+
+def renderable(game: Game, geometry: Geometry, deck: Deck) -> list[tuple[CardBase, int]]:
+    """The cards of a deck (with their lines) whose face and back can be rendered: its size
+    is known, and their templates are there and compile."""
+    if deck.spec.size not in geometry.sizes or not template_exists(
+            game, f"cards/{deck.spec.template}.html.j2"):
+        return []
+    backs = {back: back in game.spec.backs and template_exists(
+        game, f"cards/{game.spec.backs[back].template}.html.j2")
+        for back in {card.back or deck.spec.back for card in deck.cards} - {None}}
+    return [(card, line) for card, line in deck.located()
+            if backs.get(card.back or deck.spec.back, True)]
 
 
 def _game_where(game: Game) -> str:
@@ -217,10 +223,11 @@ def _check_unique_ids(game: Game) -> Iterator[Finding]:
     """Card ids are unique across the whole game."""
     first: dict[str, str] = {}
     for deck in game.decks:
+        where = display_path(deck.path)
         for card, line in deck.located():
-            here = f"{display_path(deck.path)}:{line}"
+            here = f"{where}:{line}"
             if card.id in first:
-                yield Finding(display_path(deck.path), line,
+                yield Finding(where, line,
                               f"duplicate card id '{card.id}' (first at {first[card.id]})",
                               code="E030")
             else:
@@ -431,6 +438,22 @@ def _lower(char: str) -> str:
     return (lower if len(lower) == 1 else char).translate(_STRAIGHT)
 
 
+class _Lowered(dict[int, str]):
+    """`_lower` as a table for str.translate, each character's entry made when first met."""
+
+    def __missing__(self, code: int) -> str:
+        self[code] = _lower(chr(code))
+        return self[code]
+
+
+_LOWERED = _Lowered()
+
+
+def _loose(text: str) -> str:
+    """Text as a term is matched in it: what _LOOSE matches left out, the rest `_lower`ed."""
+    return _LOOSE.sub("", text).translate(_LOWERED)
+
+
 def restated(text: str, head: str, tail: str) -> Iterator[tuple[int, int, str]]:
     """Where each `head`, a number, `tail` is in text, and the number, as re.finditer of
     `head(\\d+(?:\\.\\d+)?)tail` finds them (the longest number that tail follows), in linear
@@ -487,21 +510,24 @@ def _check_restated_rules(game: Game, texts: list[Text]) -> Iterator[Finding]:
             yield Finding(where, line, f"term: rule '{rule}' is not a number", code="E091")
             continue
         for phrase in phrases if isinstance(phrases, list) else [phrases]:
-            loose = "".join(map(_lower, _LOOSE.sub("", str(phrase))))
+            loose = _loose(str(phrase))
             if loose.count("#") != 1:
                 yield Finding(where, line, f"term '{phrase}' must hold one '#' where the number "
                               "stands", code="E091")
                 continue
             head, tail = loose.split("#")
-            patterns.append((rule, value, head, _PLURAL.sub(r"\1", tail)))
+            tail = _PLURAL.sub(r"\1", tail)
+            patterns.append((rule, value, head, tail, frozenset(head + tail)))
     for item in texts:
         text = without_spans(without_spans(item.text, _JINJA), _TAG)
-        kept = [at for at, char in enumerate(text) if not _LOOSE.match(char)]
-        loose = "".join(_lower(text[at]) for at in kept)  # one character for each kept
-        for rule, value, head, tail in patterns:
-            if not all(word in loose for word in head + tail):  # cheaper than the search
+        loose = _loose(text)  # one character for each kept
+        present = set(loose)
+        kept: list[int] = []  # where each character of `loose` is in text, once needed
+        for rule, value, head, tail, needed in patterns:
+            if not needed <= present:  # cheaper than the search
                 continue
             for start, stop, number in restated(loose, head, tail):
+                kept = kept or [at for at, char in enumerate(text) if not _LOOSE.match(char)]
                 end = kept[stop - 1] + 1
                 while tail[-1:].isascii() and tail[-1:].isalpha() and text[end:end + 1].isalpha():
                     end += 1  # to the end of the word: "points" for "point"

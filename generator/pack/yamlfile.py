@@ -4,6 +4,8 @@ of each key and item: what each stage reads a pack's files with, so every findin
 
 from __future__ import annotations
 
+import pickle
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -223,11 +225,66 @@ def _depth_message(limits: Limits) -> str:
             "in game.yaml)")
 
 
+KEEP_PARSED_BYTES = 32_000_000  # the texts and data kept_parsed holds at most
+
+
+class _Kept:
+    """YAML parsed before, by its text, file and limits: the data pickled (each caller gets
+    its own copy to change) and the findings; the oldest forgotten past KEEP_PARSED_BYTES."""
+
+    def __init__(self) -> None:
+        self.parsed: OrderedDict[tuple[str, str, Limits], tuple[bytes, list[Finding]]] = \
+            OrderedDict()
+        self.size = 0
+
+    def get(self, key: tuple[str, str, Limits], findings: list[Finding]) -> tuple[bool, Any]:
+        """Whether the text was parsed before, and its data (its findings added)."""
+        kept = self.parsed.get(key)
+        if kept is None:
+            return False, None
+        self.parsed.move_to_end(key)
+        findings.extend(kept[1])
+        return True, pickle.loads(kept[0])
+
+    def put(self, key: tuple[str, str, Limits], data: Any, found: list[Finding]) -> None:
+        """Keep what parsing a text gave."""
+        pickled = pickle.dumps(data, pickle.HIGHEST_PROTOCOL)
+        self.parsed[key] = (pickled, found)
+        self.size += len(key[0]) + len(pickled)
+        while self.size > KEEP_PARSED_BYTES and self.parsed:
+            text, _, _ = old = next(iter(self.parsed))
+            self.size -= len(text) + len(self.parsed.pop(old)[0])
+
+
+_kept: _Kept | None = None  # on in a process that reads a pack again at every edit
+
+
+def keep_parsed() -> None:
+    """Keep what parse_yaml parses, for a process that reads the same files again and again
+    (`pnp serve`, `pnp watch`): a text parsed before is not parsed again."""
+    global _kept
+    _kept = _kept or _Kept()
+
+
 def parse_yaml(text: str, path: Path, findings: list[Finding],
                limits: Limits = DEFAULT_LIMITS) -> Any:
     """Parse YAML text read from path safely, within the limits; problems go to findings,
-    and None comes back."""
+    and None comes back. Parsed before (keep_parsed), it is taken as it was."""
     where = display_path(path)
+    if _kept is None:
+        return _parsed(text, where, findings, limits)
+    key = (text, where, limits)
+    known, data = _kept.get(key, findings)
+    if not known:
+        found: list[Finding] = []
+        data = _parsed(text, where, found, limits)
+        _kept.put(key, data, found)
+        findings.extend(found)
+    return data
+
+
+def _parsed(text: str, where: str, findings: list[Finding], limits: Limits) -> Any:
+    """parse_yaml's work: the text parsed, its problems found at `where`."""
     loader = None
     try:
         _check_events(text, limits)

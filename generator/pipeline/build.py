@@ -57,9 +57,12 @@ class Checked:
 
 
 def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildOptions(),
-          kinds: Sequence[Callable[[Job], OutputKind]] | None = None) -> Checked:
+          kinds: Sequence[Callable[[Job], OutputKind]] | None = None,
+          early: Callable[[Renderer], None] = lambda renderer: None) -> Checked:
     """Load and validate a game; every finding, the kinds' own checks included (`kinds` makes
     each kind for the job; by default the registry's build kinds the options ask for).
+    `early` is given the game's renderer before the checks begin (`pnp serve` starts laying
+    out faces while they run).
 
     Only a game.yaml that cannot be read stops it (PackError); otherwise the job plans the
     cards that have no error of their own, and `unchecked` says what that leaves out. A game
@@ -73,6 +76,7 @@ def check(name: str, cards_dir: Path = CARDS_DIR, options: BuildOptions = BuildO
     if options.bleed is not None:
         geometry = replace(geometry, bleed=options.bleed)
     renderer = Renderer(game, geometry, fonts)
+    early(renderer)
     report = validate(game, geometry, fonts, renderer)
     job = Job(game, geometry, fonts, options, renderer, report.decks)
     if kinds is None:

@@ -102,6 +102,16 @@ class Executor:
         while self.waiting and (keys is None or any(key not in self.done for key in keys)):
             self.waiting.pop(0)()
 
+    def only(self, parts: list[Part]) -> None:
+        """Wait for every part started, then forget those not among `parts` (started ahead
+        of the checks for cards they then left out): what they found is not the build's."""
+        self.wait()
+        kept = {part.key for part in parts}
+        for key in [key for key in self.done if key not in kept]:
+            del self.done[key]
+            self.anew.discard(key)
+            self.origins.pop(key, None)
+
     def laid(self, part: Part) -> LaidOut:
         """A part laid out, waiting for it if need be."""
         self.wait([part])

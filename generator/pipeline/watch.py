@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import BUILD_DIR, CARDS_DIR, FONTS_DIR, PACK_BUILD, TEMPLATES_DIR
 from ..check.findings import PackError, PnpError, counted, told
 from ..layout.workers import Workers
+from ..pack.yamlfile import keep_parsed
 from ..text.fonts import load_fonts
 from .build import Progress, build_game
 from .cache import BuildOptions
@@ -95,6 +96,7 @@ def watch(name: str, options: BuildOptions | list[BuildOptions], out_root: Path 
     until `stop` says so; given several options (one a language), a build of each."""
     every = options if isinstance(options, list) else [options]
     pause, changed, warmed = POLL, True, False
+    keep_parsed()  # an edit parses the files it changed alone
     with Workers().start() as workers:
         files = Files([cards_dir / name, TEMPLATES_DIR, FONTS_DIR], out_root)
         while not stop():

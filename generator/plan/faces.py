@@ -55,30 +55,44 @@ def face_anchor(key: str) -> str:
 
 def face_documents(game: Game, decks: list[Deck], renderer: Renderer,
                    per_part: int = FACES_PER_PART) -> Faces:
-    """Each deck's distinct faces and backs, in order, `per_part` to a part; in a game of
+    """Each deck's distinct faces and backs, in order, `per_part` to a part."""
+    return joined([deck_faces(game, deck, renderer, per_part) for deck in decks])
+
+
+def deck_faces(game: Game, deck: Deck, renderer: Renderer,
+               per_part: int = FACES_PER_PART) -> Faces:
+    """One deck's distinct faces and backs, in order, `per_part` to a part; in a game of
     several languages, its backs in parts of their own (a back that prints no text is then laid
     out once for every language; one language is spared the parts it would not share)."""
     apart = len(languages(game.spec)) > 1
     parts: dict[str, list[Part]] = {}
     keys: dict[Face, str] = {}
     pages: dict[str, FacePage] = {}
-    for deck in decks:
-        fronts: list[Face] = []
-        backs: list[Face] = []
-        both: list[Face] = []
-        for card, line in deck.located():
-            face = renderer.face(deck, card, line)
-            for shown, side in ((face, fronts), (renderer.back(deck, card, face), backs)):
-                if shown is not None and shown not in keys:
-                    keys[shown] = f"{deck.spec.id}.{len(both)}"
-                    side.append(shown)
-                    both.append(shown)
-        for distinct in (fronts, backs) if apart else (both,):
-            parts.setdefault(deck.spec.id, []).extend(faces_parts(
-                renderer, distinct, keys, renderer.shape(deck),
-                f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages,
-                per_part))
+    fronts: list[Face] = []
+    backs: list[Face] = []
+    both: list[Face] = []
+    for card, line in deck.located():
+        face = renderer.face(deck, card, line)
+        for shown, side in ((face, fronts), (renderer.back(deck, card, face), backs)):
+            if shown is not None and shown not in keys:
+                keys[shown] = f"{deck.spec.id}.{len(both)}"
+                side.append(shown)
+                both.append(shown)
+    for distinct in (fronts, backs) if apart else (both,):
+        parts.setdefault(deck.spec.id, []).extend(faces_parts(
+            renderer, distinct, keys, renderer.shape(deck),
+            f"{game.spec.title} — {deck.spec.name}", display_path(deck.path), pages, per_part))
     return Faces(parts, keys, pages)
+
+
+def joined(faces: list[Faces]) -> Faces:
+    """Several decks' faces as one (a face is of one deck: no two have a face in common)."""
+    parts: dict[str, list[Part]] = {}
+    for each in faces:
+        for deck_id, deck_parts in each.parts.items():
+            parts.setdefault(deck_id, []).extend(deck_parts)
+    return Faces(parts, {face: key for each in faces for face, key in each.keys.items()},
+                 {key: page for each in faces for key, page in each.pages.items()})
 
 
 def faces_parts(renderer: Renderer, faces: list[Face], keys: dict[Face, str], shape: FaceShape,

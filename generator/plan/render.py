@@ -28,7 +28,7 @@ from .geometry import Box, Geometry
 from .parts import CSS_SOURCE
 from .qr import STYLE as QR_STYLE
 from .qr import qr
-from .style import PageStyle, deck_names, html_names
+from .style import PageStyle, deck_names, html_names, parsed_style
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -254,6 +254,7 @@ class Renderer:
         self.rule_paths.update((id(cards), f"{CARDS_READ}.{deck}")
                                for deck, cards in self.lookup.items())
         self._linked: dict[str, bytes] = {}  # each file a face links to: its content's hash
+        self._paths: dict[Path, str] = {}  # each file a face comes from, as findings name it
 
     def context(self, deck: Deck) -> dict[str, Any]:
         """What every card template sees; the deck counted whole, as the game has it (the
@@ -333,7 +334,7 @@ class Renderer:
             with sandbox.reading(self.env, card) as read, \
                     sandbox.tracing(self.env, self.rule_paths) as rules:
                 html = self._render(f"cards/{deck.spec.template}.html.j2", deck,
-                                    (display_path(deck.path), line), card.id, card=card,
+                                    (self._shown(deck.path), line), card.id, card=card,
                                     index=self.numbers.get(deck.spec.id, {}).get(card.id, 0))
             self.fields_read.setdefault(deck.spec.id, set()).update(read)
             self._faces[key] = self._stamped(fitted(html, deck.spec), deck.spec.id, card.id,
@@ -354,9 +355,16 @@ class Renderer:
             line = line_of(self.game.spec_data, ("backs", back_id))
             with sandbox.tracing(self.env, self.rule_paths) as rules:
                 html = self._render(f"cards/{back.template}.html.j2", deck,
-                                    (display_path(self.game.root / "game.yaml"), line), back=back)
+                                    (self._shown(self.game.root / "game.yaml"), line),
+                                    back=back)
             self._backs[key] = self._stamped(html, deck.spec.id, f"back:{back_id}", rules)
         return self._backs[key]
+
+    def _shown(self, path: Path) -> str:
+        """A file faces come from as findings name it (display_path), worked out once."""
+        if path not in self._paths:
+            self._paths[path] = display_path(path)
+        return self._paths[path]
 
     def _stamped(self, html: Markup, deck_id: str, source: str, rules: set[str]) -> Face:
         """A face with its fingerprint, and its revision tag printed where the template put
@@ -409,7 +417,7 @@ class Renderer:
             pack_css = self._pack_css()
         except PackError:
             pack_css = ""
-        return PageStyle(str(self._shared_page_context["base_css"]) + pack_css)
+        return parsed_style(str(self._shared_page_context["base_css"]) + pack_css)
 
     def render(self, name: str, context: dict[str, Any],
                where: tuple[str, int] | None = None, card: str = "") -> str:

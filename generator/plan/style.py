@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from html import unescape
 
 import tinycss2
@@ -92,6 +93,13 @@ class PageStyle:
         for name in names & self.by_name.keys():
             reached.update(index for index, need in self.by_name[name] if need <= names)
         return [self.texts[index] for index in sorted(reached)]
+
+
+@lru_cache(maxsize=4)
+def parsed_style(css: str) -> PageStyle:
+    """A page's stylesheet parsed, kept for the next game read with the same one (`pnp serve`
+    and `pnp watch` read it again at every edit)."""
+    return PageStyle(css)
 
 
 def _needs(prelude: list) -> list[frozenset[str]] | None:

@@ -24,23 +24,26 @@ from pathlib import Path
 from typing import Any
 
 from ..check.findings import Finding, PackError, PnpError, display_path, errors_only
+from ..check.validate import renderable
 from ..editions import proof
 from ..editions import record as editions
 from ..editions.reprint import compared, faces_of
 from ..layout.workers import Workers
-from ..outputs.base import Document, OutputKind, language_name, translation
+from ..outputs.base import Document, Job, OutputKind, language_name, translation
 from ..pack.load import Deck, Game
 from ..pack.schema import CardBase
+from ..pack.yamlfile import keep_parsed
 from ..pdf.raster import draw, draw_page, encode, page_count
 from ..pipeline.build import Checked, check, finished, labelled, localized, plan, reported, run
 from ..pipeline.build import sites as card_sites
 from ..pipeline.cache import BuildOptions, PartCache, stamp_or_none
 from ..pipeline.execute import Assembled, Executor, locate
-from ..plan.faces import face_anchor
+from ..plan.faces import Faces, deck_faces, face_anchor, joined
 from ..plan.geometry import Box
 from ..plan.parts import LaidOut
-from ..plan.render import Face
+from ..plan.render import Face, Renderer
 from ..plan.shapes import outline
+from ..text.fonts import FontRegistry
 
 PX_PER_MM = 5.0  # a face's picture: 127 dpi, sharp on a screen at twice its CSS size
 PAGE_DPI = 60.0  # an output's page
@@ -236,8 +239,9 @@ class Preview:
         then assemble every output (told again); a mistake keeps the last good pictures and
         pages, marked stale, with its findings."""
         started = time.perf_counter()
+        ahead = Ahead(self.cache, self.workers)
         try:
-            checked = check(self.name, self.cards_dir, self.options)
+            checked = check(self.name, self.cards_dir, self.options, early=ahead.start)
         except PackError as exc:
             return self._publish(replace(
                 self.snapshot, faces=tuple(replace(view, stale=True)
@@ -245,14 +249,7 @@ class Preview:
                 findings=tuple(Shown.of(finding) for finding in exc.findings),
                 outputs=tuple(replace(output, stale=True) for output in self.snapshot.outputs),
                 busy="", changed=(), seconds=time.perf_counter() - started))
-        checked.job.faces_per_part = 1
-        executor = Executor(checked.game.root, checked.job.fonts, self.cache, self.workers,
-                            keep_workers=True, max_bytes=checked.game.spec.limits.file_bytes,
-                            drafts=True)
-        faces = checked.job.faces
-        face_parts = faces.parts_of([deck.spec.id for deck in checked.job.decks])
-        executor.start(face_parts)
-        executor.wait(face_parts)
+        executor = ahead.laid(checked.job)
         views, loose = self._faces(checked, executor)
         self._publish(Snapshot(
             self.snapshot.version + 1, self.name, checked.game.spec.title,
@@ -531,12 +528,75 @@ class Preview:
         return self.cache.data[name]
 
 
+class Ahead:
+    """A refresh's faces laid out while its checks run: once the renderer is ready, each
+    deck's faces are rendered and started, the deck saved last first (an edited card is laid
+    out while the rest of the game is checked); a card the checks then leave out lays out
+    nothing that is kept."""
+
+    def __init__(self, cache: PartCache, workers: Workers) -> None:
+        self.cache, self.workers = cache, workers
+        self.executor: Executor | None = None
+        self.decks: dict[str, tuple[Deck, Faces]] = {}  # each deck started: as it was, its faces
+
+    def start(self, renderer: Renderer) -> None:
+        """Render the faces of every deck whose every card can be rendered, one to a part,
+        and start laying them out, the deck saved last first."""
+        game = renderer.game
+        self.executor = executor = _executor(game, renderer.fonts, self.cache, self.workers)
+        for deck in sorted(game.decks, key=_saved, reverse=True):
+            if not deck.readable or len(renderable(game, renderer.geometry, deck)) != len(
+                    deck.cards):
+                continue
+            try:
+                faces = deck_faces(game, deck, renderer, 1)
+            except PackError:  # a template that fails: the checks say so
+                continue
+            self.decks[deck.spec.id] = (deck, faces)
+            executor.start(faces.parts_of([deck.spec.id]))
+
+    def laid(self, job: Job) -> Executor:
+        """The job's faces, one to a part, laid out (those started ahead taken): an executor
+        that has laid out those alone."""
+        game, renderer = job.game, job.renderer
+        job.faces_per_part = 1
+        job.faces = joined([kept[1] if kept is not None and _same(kept[0], deck)
+                            else deck_faces(game, deck, renderer, 1) for deck in job.decks
+                            for kept in [self.decks.get(deck.spec.id)]])
+        executor = self.executor or _executor(game, job.fonts, self.cache, self.workers)
+        parts = job.faces.parts_of([deck.spec.id for deck in job.decks])
+        executor.start(parts)
+        executor.only(parts)
+        return executor
+
+
+def _executor(game: Game, fonts: FontRegistry, cache: PartCache, workers: Workers) -> Executor:
+    """An executor of the preview's: the workers kept, parts kept in memory."""
+    return Executor(game.root, fonts, cache, workers, keep_workers=True,
+                    max_bytes=game.spec.limits.file_bytes, drafts=True)
+
+
+def _saved(deck: Deck) -> int:
+    """When a deck's file was last saved (0 when it cannot be told)."""
+    try:
+        return deck.path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _same(one: Deck, other: Deck) -> bool:
+    """Whether two decks are the same cards of the same deck, on the same lines."""
+    return one.spec is other.spec and one.lines == other.lines and len(one.cards) == len(
+        other.cards) and all(a is b for a, b in zip(one.cards, other.cards, strict=True))
+
+
 def follow(preview: Preview, folders: list[Path], out_root: Path | None,
            stop: threading.Event) -> None:
     """Refresh the preview now, then each time a file of the pack, a template or a font
     changes, until `stop` is set; a problem is told, and the last good pictures stand."""
     from ..pipeline.watch import POLL, Files
 
+    keep_parsed()
     files, changed = Files(folders, out_root), True
     while not stop.is_set():
         if changed:
