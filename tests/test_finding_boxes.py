@@ -18,7 +18,8 @@ from generator.pipeline.execute import Executor
 from generator.plan.faces import face_anchor
 from generator.plan.geometry import load_geometry
 from generator.plan.parts import Found
-from generator.preview.session import MemoryCache, Preview
+from generator.preview.memory import MemoryCache
+from generator.preview.session import Preview
 
 from .conftest import edit, give_template
 

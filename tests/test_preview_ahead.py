@@ -11,7 +11,8 @@ import pytest
 from generator.layout.workers import Workers
 from generator.pipeline import build
 from generator.pipeline.cache import BuildOptions
-from generator.preview.session import Preview, Snapshot
+from generator.preview.session import Preview
+from generator.preview.snapshot import Snapshot
 
 from .conftest import edit
 

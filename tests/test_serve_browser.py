@@ -133,9 +133,9 @@ def test_an_edit_redraws_its_face_alone(page: tuple[Any, Serving, Path]) -> None
     assert driver.execute_script(
         "return [...document.querySelectorAll('figure.face')].filter((f) => f.pnpKept)"
         ".map((f) => f.dataset.ident)") == FACES[1:]  # the others were left alone
-    assert driver.execute_script("const image = document.querySelector("
-                                 "'figure[data-ident=\"spells/S1\"] img'); "
-                                 "return image.complete && image.naturalWidth") == 348
+    wait(driver, lambda d: d.execute_script(  # the new picture loads, of the face's size
+        "const image = document.querySelector('figure[data-ident=\"spells/S1\"] img'); "
+        "return image.complete && image.naturalWidth") == 348)
 
 
 def test_an_overflow_shows_its_finding_on_its_face(page: tuple[Any, Serving, Path]) -> None:
@@ -208,8 +208,10 @@ def test_the_overlays_draw_the_cut_bleed_and_safe_outlines(
     driver.find_element("id", "show-cut").click()
     assert drawn() == ["bleed", "safe"]
     safe = figure.find_element("css selector", ".overlay-safe")
-    assert [safe.get_attribute(name) for name in ("x", "y", "width", "height")] == [
-        "6.2", "6.2", "57.1", "82.5"]  # 3 mm bleed and 3.2 mm safe inside 63.5 x 88.9 mm
+    corners = [[round(float(value), 6) for value in point.split(",")]
+               for point in safe.get_attribute("points").split()]
+    assert corners == [[6.2, 6.2], [63.3, 6.2], [63.3, 88.7], [6.2, 88.7]]  # 3 mm bleed and
+    # 3.2 mm safe inside 63.5 x 88.9 mm, drawn as the cut's shape (a polygon)
     for name in ("cut", "bleed", "safe"):
         driver.find_element("id", f"show-{name}").click()
     assert drawn() == ["cut"]

@@ -19,200 +19,36 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..check.findings import Finding, PackError, PnpError, display_path, errors_only
-from ..check.validate import renderable
 from ..editions import proof
 from ..editions import record as editions
 from ..editions.reprint import compared, faces_of
 from ..layout.workers import Workers
-from ..outputs.base import Document, Job, OutputKind, language_name, translation
+from ..outputs.base import Document, OutputKind, language_name, translation
 from ..pack.load import Deck, Game
 from ..pack.schema import CardBase
 from ..pack.yamlfile import keep_parsed
-from ..pdf.raster import draw, draw_page, encode, page_count
+from ..pdf.raster import draw, draw_page, page_count
 from ..pipeline.build import Checked, check, finished, labelled, localized, plan, reported, run
 from ..pipeline.build import sites as card_sites
-from ..pipeline.cache import BuildOptions, PartCache, stamp_or_none
+from ..pipeline.cache import BuildOptions, stamp_or_none
 from ..pipeline.execute import Assembled, Executor, locate
-from ..plan.faces import Faces, deck_faces, face_anchor, joined
+from ..plan.faces import face_anchor
 from ..plan.geometry import Box
 from ..plan.parts import LaidOut
-from ..plan.render import Face, Renderer
+from ..plan.render import Face
 from ..plan.shapes import outline
-from ..text.fonts import FontRegistry
+from .ahead import Ahead
+from .memory import MemoryCache
+from .snapshot import ChangeView, FaceView, OutputView, Shown, Snapshot
 
 PX_PER_MM = 5.0  # a face's picture: 127 dpi, sharp on a screen at twice its CSS size
 PAGE_DPI = 60.0  # an output's page
-KEEP_REFRESHES = 3  # parts and pictures of the last few refreshes are kept: undo is instant
-
-Notify = Callable[["Snapshot"], None]
-
-
-@dataclass(frozen=True)
-class Shown:
-    """A finding as the page draws it: its code, level, message and place, and the box on
-    its face it is about (left, top, right, bottom in mm from the picture's top left; None
-    when it has none)."""
-
-    code: str
-    level: str
-    message: str
-    path: str
-    line: int
-    box: tuple[float, float, float, float] | None = None
-
-    @staticmethod
-    def of(finding: Finding, box: tuple[float, float, float, float] | None = None) -> Shown:
-        """A finding, with the box it is about."""
-        return Shown(finding.code, finding.level, finding.message, finding.path, finding.line,
-                     box)
-
-
-@dataclass(frozen=True)
-class FaceView:
-    """One distinct face or back as the page shows it: which it is (`ident`, stable across
-    edits), its card, its picture (a name for its bytes; '' before one was drawn), whether
-    that picture is older than the pack (a mistake in its data keeps the last good one) or a
-    draft (laid out as it is now, with an error on the page such as text past its box, which
-    its findings outline), its size, bleed and safe zone and cut outline in mm, the text a
-    search finds it by, and its findings."""
-
-    ident: str
-    deck: str
-    card: str
-    side: str
-    name: str
-    copies: int
-    tag: str
-    where: str
-    image: str
-    stale: bool
-    width: float
-    height: float
-    bleed: float
-    safe: float
-    cut: tuple[tuple[float, float], ...]
-    text: str
-    findings: tuple[Shown, ...] = ()
-    draft: bool = False
-
-
-@dataclass(frozen=True)
-class OutputView:
-    """One output file as the page shows it: its name, its pages, a name for its bytes, and
-    whether it is older than the pack."""
-
-    file: str
-    kind: str
-    pages: int
-    pdf: str
-    stale: bool = False
-
-
-@dataclass(frozen=True)
-class ChangeView:
-    """One face that prints differently since the game's last edition, as the page shows it:
-    which face (as `FaceView.ident`), its name, the edition, why, its pictures then and now
-    (names of their bytes; `before` is '' when it was not kept on this machine), and where
-    they differ (left, top, right, bottom as fractions of the picture)."""
-
-    ident: str
-    name: str
-    since: str
-    why: tuple[str, ...]
-    before: str
-    after: str
-    boxes: tuple[tuple[float, float, float, float], ...] = ()
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What the page shows at one moment: a version counting refreshes, the game, its decks,
-    every face, the findings on no face, the outputs, what is still being made (`busy`), the
-    faces whose picture changed since the last version, how long the faces took, the game's
-    last edition ('' when it has none) and the faces that print differently since."""
-
-    version: int
-    game: str
-    title: str
-    language: str
-    decks: tuple[tuple[str, str], ...] = ()
-    faces: tuple[FaceView, ...] = ()
-    findings: tuple[Shown, ...] = ()
-    outputs: tuple[OutputView, ...] = ()
-    busy: str = "laying out the faces"
-    changed: tuple[str, ...] = ()
-    seconds: float = 0.0
-    edition: str = ""
-    changes: tuple[ChangeView, ...] = ()
-
-    def as_json(self) -> dict[str, Any]:
-        """The snapshot as the page reads it."""
-        return asdict(self)
-
-
-class MemoryCache(PartCache):
-    """Laid-out parts and drawn pictures in memory, for the life of `pnp serve`: a part is
-    taken while every file it read is as it was. Only the last few refreshes' are kept."""
-
-    def __init__(self) -> None:  # no folder: nothing is read from disk or written there
-        self.hits = self.misses = 0
-        self.used: dict[str, list[str]] = {}
-        self.damaged: set[str] = set()
-        self.usable, self.read_only = False, True
-        self.parts: dict[str, LaidOut] = {}
-        self.data: dict[str, bytes] = {}
-        self.recent: list[set[str]] = [set()]
-
-    def get(self, key: str) -> LaidOut | None:
-        """A part laid out before whose files are unchanged."""
-        part = self.parts.get(key)
-        if part is None or any(stamp_or_none(Path(path)) != (path, size, modified)
-                               for path, size, modified in part.files):
-            self.misses += 1
-            return None
-        self.hits += 1
-        self.recent[0].add(key)
-        return part
-
-    def put(self, key: str, part: LaidOut) -> None:
-        """Keep a part laid out."""
-        self.parts[key] = part
-        self.recent[0].add(key)
-
-    def joined(self, key: str, join: Callable[[], bytes], what: str = "",
-               again: str = "") -> bytes:
-        """What was joined under `key` before, or joined now and kept."""
-        if key not in self.data:
-            self.data[key] = join()
-        self.recent[0].add(key)
-        return self.data[key]
-
-    def keep(self, key: str, data: bytes) -> None:
-        """Keep some data under `key`."""
-        self.data[key] = data
-        self.recent[0].add(key)
-
-    def kept(self, key: str, what: str = "") -> bytes | None:
-        """What is kept under `key`."""
-        return self.data.get(key)
-
-    def discard(self, key: str, why: str = "", what: str = "", again: str = "") -> None:
-        """Forget what is kept under `key`."""
-        self.parts.pop(key, None)
-        self.data.pop(key, None)
-
-    def keep_only(self) -> None:
-        """Forget what none of the last few refreshes used, and start counting a new one."""
-        live = set().union(*self.recent)
-        for store in (self.parts, self.data):
-            for key in [key for key in store if key not in live]:
-                del store[key]
-        self.recent = [set(), *self.recent][:KEEP_REFRESHES]
+Notify = Callable[[Snapshot], None]
 
 
 class Preview:
@@ -309,8 +145,9 @@ class Preview:
             size = geometry.sizes.get(deck.spec.size)
             if size is None:
                 continue
-            cut = tuple(outline(geometry.shape(deck.spec.size, deck.shape), size.width,
-                                size.height))
+            shape = geometry.shape(deck.spec.size, deck.shape)
+            cut = tuple(outline(shape, size.width, size.height))
+            inside = tuple(outline(shape, size.width, size.height, -geometry.safe))
             ready = planned.get(deck.spec.id)
             made = {card.id: line for card, line in ready.located()} if ready else {}
             backs: dict[str, int] = {}
@@ -345,7 +182,7 @@ class Preview:
                                     size.width, size.height, geometry.bleed, geometry.safe,
                                     cut, _searched(loaded.model_dump() if loaded is not None
                                                    else written) if side == "front" else "",
-                                    tuple(own))
+                                    tuple(own), safe_outline=inside)
                     key = job.faces.keys.get(face) if face is not None else None
                     boxed = self._boxes(laid[key], key, game) if key is not None else ()
                     told = {(item.code, item.message, item.path, item.line) for item in boxed}
@@ -359,10 +196,11 @@ class Preview:
                                              copies=base.copies, name=base.name,
                                              where=base.where))
                         continue
-                    part = laid[key]
+                    part, bled = laid[key], job.faces.pages[key].size
                     views.append(replace(base, tag=face.tag, stale=False,
-                                         image=self._picture(part, key, size.width,
-                                                             size.height, geometry.bleed),
+                                         image=self._picture(part, key, bled, (
+                                             round(bled.width * PX_PER_MM),
+                                             round(bled.height * PX_PER_MM))),
                                          findings=shown,
                                          draft=any(found.error for found in part.found)))
         loose = tuple(finding for found in placed.values() for finding in found)
@@ -378,25 +216,6 @@ class Preview:
                 located = locate(found, "", card_sites(game))
                 shown.append(Shown.of(located, (box[1], box[2], box[3], box[4])))
         return tuple(shown)
-
-    def _picture(self, part: LaidOut, key: str, width: float, height: float,
-                 bleed: float) -> str:
-        """The name of a face's picture, drawn now unless the same part drew it before."""
-        page = part.anchors[face_anchor(key)]
-        full = (width + 2 * bleed, height + 2 * bleed)
-        name = hashlib.sha256(json.dumps([hashlib.sha256(part.pdf).hexdigest(), page, full,
-                                          PX_PER_MM]).encode()).hexdigest()[:20]
-        if self.cache.kept(name) is None:
-            pixels = (round(full[0] * PX_PER_MM), round(full[1] * PX_PER_MM))
-            with self.drawing:
-                picture = draw(part.pdf, page, (0.0, 0.0, *full), pixels)
-            out = io.BytesIO()
-            picture.save(out, "PNG", compress_level=1)
-            self.cache.keep(name, out.getvalue())
-        else:
-            self.cache.kept(name)
-        self.cache.recent[0].add(name)
-        return name
 
     def _since_edition(self, checked: Checked, executor: Executor) -> Snapshot:
         """The faces that print differently since the game's last edition, worked out again
@@ -448,7 +267,7 @@ class Preview:
             boxes: tuple[tuple[float, float, float, float], ...] = ()
             if before and key and part is not None and part.pdf:
                 pixels = _pixels(before)
-                now = self._drawn_at(part, key, job.faces.pages[key].size, pixels)
+                now = self._picture(part, key, job.faces.pages[key].size, pixels)
                 known = last.get(item.key)
                 boxes = known.boxes if known and (known.before, known.after) == (then, now) \
                     else _fractions(proof.changed_boxes(before, self.cache.data[now]), pixels)
@@ -456,16 +275,16 @@ class Preview:
                                     now, boxes))
         return tuple(shown)
 
-    def _drawn_at(self, part: LaidOut, key: str, size: Box, pixels: tuple[int, int]) -> str:
-        """The name of a face's picture with its bleed at exactly `pixels`, drawn now unless
-        the same part drew it so before."""
+    def _picture(self, part: LaidOut, key: str, size: Box, pixels: tuple[int, int]) -> str:
+        """The name of a face's picture with its bleed (`size`, mm) at exactly `pixels`,
+        drawn now unless the same part drew it so before."""
         page = part.anchors[face_anchor(key)]
         name = hashlib.sha256(json.dumps([hashlib.sha256(part.pdf).hexdigest(), page,
                                           pixels]).encode()).hexdigest()[:20]
         if self.cache.kept(name) is None:
             with self.drawing:
                 picture = draw(part.pdf, page, (0.0, 0.0, size.width, size.height), pixels)
-            self.cache.keep(name, encode(picture, "png", proof.PROOF_DPI))
+            self.cache.keep(name, _png(picture))
         self.cache.recent[0].add(name)
         return name
 
@@ -522,72 +341,8 @@ class Preview:
             if number > page_count(pdf):
                 return None
             picture = draw_page(pdf, number - 1, PAGE_DPI)
-        out = io.BytesIO()
-        picture.save(out, "PNG", compress_level=1)
-        self.cache.data[name] = out.getvalue()
+        self.cache.data[name] = _png(picture)
         return self.cache.data[name]
-
-
-class Ahead:
-    """A refresh's faces laid out while its checks run: once the renderer is ready, each
-    deck's faces are rendered and started, the deck saved last first (an edited card is laid
-    out while the rest of the game is checked); a card the checks then leave out lays out
-    nothing that is kept."""
-
-    def __init__(self, cache: PartCache, workers: Workers) -> None:
-        self.cache, self.workers = cache, workers
-        self.executor: Executor | None = None
-        self.decks: dict[str, tuple[Deck, Faces]] = {}  # each deck started: as it was, its faces
-
-    def start(self, renderer: Renderer) -> None:
-        """Render the faces of every deck whose every card can be rendered, one to a part,
-        and start laying them out, the deck saved last first."""
-        game = renderer.game
-        self.executor = executor = _executor(game, renderer.fonts, self.cache, self.workers)
-        for deck in sorted(game.decks, key=_saved, reverse=True):
-            if not deck.readable or len(renderable(game, renderer.geometry, deck)) != len(
-                    deck.cards):
-                continue
-            try:
-                faces = deck_faces(game, deck, renderer, 1)
-            except PackError:  # a template that fails: the checks say so
-                continue
-            self.decks[deck.spec.id] = (deck, faces)
-            executor.start(faces.parts_of([deck.spec.id]))
-
-    def laid(self, job: Job) -> Executor:
-        """The job's faces, one to a part, laid out (those started ahead taken): an executor
-        that has laid out those alone."""
-        game, renderer = job.game, job.renderer
-        job.faces_per_part = 1
-        job.faces = joined([kept[1] if kept is not None and _same(kept[0], deck)
-                            else deck_faces(game, deck, renderer, 1) for deck in job.decks
-                            for kept in [self.decks.get(deck.spec.id)]])
-        executor = self.executor or _executor(game, job.fonts, self.cache, self.workers)
-        parts = job.faces.parts_of([deck.spec.id for deck in job.decks])
-        executor.start(parts)
-        executor.only(parts)
-        return executor
-
-
-def _executor(game: Game, fonts: FontRegistry, cache: PartCache, workers: Workers) -> Executor:
-    """An executor of the preview's: the workers kept, parts kept in memory."""
-    return Executor(game.root, fonts, cache, workers, keep_workers=True,
-                    max_bytes=game.spec.limits.file_bytes, drafts=True)
-
-
-def _saved(deck: Deck) -> int:
-    """When a deck's file was last saved (0 when it cannot be told)."""
-    try:
-        return deck.path.stat().st_mtime_ns
-    except OSError:
-        return 0
-
-
-def _same(one: Deck, other: Deck) -> bool:
-    """Whether two decks are the same cards of the same deck, on the same lines."""
-    return one.spec is other.spec and one.lines == other.lines and len(one.cards) == len(
-        other.cards) and all(a is b for a, b in zip(one.cards, other.cards, strict=True))
 
 
 def follow(preview: Preview, folders: list[Path], out_root: Path | None,
@@ -609,6 +364,14 @@ def follow(preview: Preview, folders: list[Path], out_root: Path | None,
                                  "(a bug in pnp); the last pictures stand")
         stop.wait(POLL / 2)
         changed = files.changed()
+
+
+def _png(picture: Any) -> bytes:
+    """A picture as a PNG, compressed little: it is drawn often and read once, on this
+    machine."""
+    out = io.BytesIO()
+    picture.save(out, "PNG", compress_level=1)
+    return out.getvalue()
 
 
 def _pixels(picture: bytes) -> tuple[int, int]:

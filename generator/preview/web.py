@@ -19,7 +19,8 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import PROJECT_ROOT
-from .session import Preview, Snapshot
+from .session import Preview
+from .snapshot import Snapshot
 
 STATIC = ("index.html", "app.js", "app.css")  # the page's own files, in generator/preview/static
 TYPES = {"html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",

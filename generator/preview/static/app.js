@@ -47,10 +47,9 @@ function overlay(face) {
                                   fill: "rgba(230, 30, 120, .28)" }));
   svg.append(svgElement("polygon", { class: "overlay-cut", points: cut, fill: "none", stroke: "#00a0e0",
                                      "stroke-width": .35 }));
-  svg.append(svgElement("rect", { class: "overlay-safe", x: face.bleed + face.safe, y: face.bleed + face.safe,
-                                  width: Math.max(0, face.width - 2 * face.safe),
-                                  height: Math.max(0, face.height - 2 * face.safe), fill: "none",
-                                  stroke: "#2aa02a", "stroke-width": .3, "stroke-dasharray": "1.2 .8" }));
+  const safe = face.safe_outline.map(([x, y]) => `${x + face.bleed},${y + face.bleed}`).join(" ");
+  svg.append(svgElement("polygon", { class: "overlay-safe", points: safe, fill: "none", stroke: "#2aa02a",
+                                     "stroke-width": .3, "stroke-dasharray": "1.2 .8" }));
   for (const finding of face.findings) {
     if (!finding.box) continue;
     const [left, top, right, bottom] = finding.box;
