@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import errno
-import secrets
-import threading
-import webbrowser
 from typing import Any
 
 from .. import FONTS_DIR, TEMPLATES_DIR
@@ -25,6 +21,11 @@ class ServeError(PnpError):
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the live preview of one game until Ctrl-C."""
+    import errno  # here, not above: every other command starts without them
+    import secrets
+    import threading
+    import webbrowser
+
     from ..layout.workers import Workers
     from ..preview import web
     from ..preview.session import Preview, follow
